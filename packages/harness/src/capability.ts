@@ -1,0 +1,68 @@
+import { type Enabled, isEnabledOption } from "./enabled.js";
+import { DeclarationError } from "./errors.js";
+import { assertSection, type CapabilitySection } from "./instructions.js";
+import { deepFreeze, findNonJson, type JsonValue } from "./json.js";
+import type { ResourceRequest } from "./resource.js";
+import type { SandboxDeclaration } from "./sandbox.js";
+import { isToolDeclaration, type ToolDeclaration } from "./tool.js";
+
+/** The fields of a capability: a named bundle of tools, sections, state, resources and a sandbox. */
+export interface CapabilityDefinition {
+  readonly name: string;
+  readonly tools?: readonly ToolDeclaration[];
+  /** Sections render after the agent's own, with the section name as a heading. */
+  readonly instructions?: readonly CapabilitySection[];
+  /** State keys and their initial JSON values; they share one flat space with the agent's. */
+  readonly state?: Readonly<Record<string, JsonValue>>;
+  /** Session-scoped resources, acquired in order when a Session opens and released in reverse. */
+  readonly resources?: readonly ResourceRequest<any, any>[];
+  readonly sandbox?: SandboxDeclaration;
+  /** Hides all of the capability's tools and sections for a turn. Default true. */
+  readonly enabled?: Enabled;
+}
+
+/** A declared capability: a frozen value. */
+export interface Capability extends CapabilityDefinition {
+  readonly kind: "capability";
+  readonly tools: readonly ToolDeclaration[];
+  readonly instructions: readonly CapabilitySection[];
+  readonly state: Readonly<Record<string, JsonValue>>;
+  readonly resources: readonly ResourceRequest<any, any>[];
+}
+
+/** Declares a capability. Declaring acquires nothing. */
+export function defineCapability(definition: CapabilityDefinition): Capability {
+  if (typeof definition?.name !== "string" || definition.name.length === 0) {
+    throw new DeclarationError("defineCapability: name must be a non-empty string.");
+  }
+  const where = `capability "${definition.name}"`;
+  const tools = definition.tools ?? [];
+  if (!Array.isArray(tools) || !tools.every(isToolDeclaration)) {
+    throw new DeclarationError(`${where}: tools must be an array of defineTool or hostTool values.`);
+  }
+  const instructions = definition.instructions ?? [];
+  for (const section of instructions) {
+    assertSection(section?.name, section?.text, where);
+    if (section.placement !== undefined && section.placement !== "system" && section.placement !== "context") {
+      throw new DeclarationError(`${where}: section "${section.name}" placement must be "system" or "context".`);
+    }
+  }
+  const state = definition.state ?? {};
+  const nonJson = findNonJson(state);
+  if (nonJson) throw new DeclarationError(`${where}: state is not JSON at ${nonJson}.`);
+  const resources = definition.resources ?? [];
+  if (!resources.every((request) => request?.kind === "resource")) {
+    throw new DeclarationError(`${where}: resources must be made with resource(kind, spec).`);
+  }
+  if (!isEnabledOption(definition.enabled)) {
+    throw new DeclarationError(`${where}: enabled must be a boolean or a function of the turn context.`);
+  }
+  return Object.freeze({
+    ...definition,
+    kind: "capability",
+    tools: Object.freeze([...tools]),
+    instructions: Object.freeze(instructions.map((section) => Object.freeze({ ...section }))),
+    state: deepFreeze(structuredClone(state)),
+    resources: Object.freeze([...resources]),
+  });
+}

@@ -1,0 +1,66 @@
+import type { ContentBlock } from "./content.js";
+import type { JsonObject, JsonValue } from "./json.js";
+import type { ResourceRequest } from "./resource.js";
+
+/** The settled result of a tool call. */
+export interface ToolResult {
+  readonly content: readonly ContentBlock[];
+  readonly isError: boolean;
+}
+
+/** A settled tool call: a frozen Session fact, kept across Runs, compaction and restarts. */
+export interface ToolReceipt {
+  readonly toolCallId: string;
+  readonly name: string;
+  readonly input: JsonValue;
+  /** The complete result the model was given. */
+  readonly result: ToolResult;
+  /** False when the result is an error (including a denied or invalid call). */
+  readonly ok: boolean;
+  readonly runId: string;
+  /** The turn, within its Run, whose model response asked for the call. */
+  readonly turn: number;
+}
+
+/** The read-only view of state: the agent's and its capabilities' keys in one flat space. */
+export type StateView = Readonly<Record<string, JsonValue>>;
+
+/** What instruction sections and `enabled` functions are given before each turn. */
+export interface TurnContext {
+  /** The turn within the current Run, from 1. Before the first Run's first turn it is 0. */
+  readonly turn: number;
+  /** The Session's parameters, deeply frozen. */
+  readonly params: JsonObject;
+  /** Committed state. */
+  readonly state: StateView;
+  /** Settled receipts of the named tool, oldest first. */
+  toolCalls(name: string): readonly ToolReceipt[];
+  /**
+   * The value of an acquired capability resource. Throws `ResourcePendingError` where the
+   * resource has not been acquired (for example in `projectAgent`).
+   */
+  resource<Value>(request: ResourceRequest<unknown, Value>): Value;
+}
+
+/** The identity of the agent whose model made a call. */
+export interface AgentIdentity {
+  readonly id: string;
+}
+
+/** A state update: a patch of declared keys, or a function of the latest state returning one. */
+export type StateUpdate =
+  | Readonly<Record<string, JsonValue>>
+  | ((state: StateView) => Readonly<Record<string, JsonValue>>);
+
+/** What a tool's `execute` is given besides its input. */
+export interface ToolContext extends TurnContext {
+  readonly sessionId: string;
+  readonly runId: string;
+  readonly toolCallId: string;
+  readonly toolName: string;
+  readonly agent: AgentIdentity;
+  /** Aborted when the Run is aborted or the Session closes; stop work and return soon. */
+  readonly signal: AbortSignal;
+  /** Queues a state update; it is visible to later tools of the batch and commits when the batch settles. */
+  setState(update: StateUpdate): void;
+}

@@ -1,0 +1,37 @@
+/**
+ * The base of every error Castellan throws: a stable `code` to branch on, a message that says
+ * what to do next, and the original `cause` where there is one.
+ */
+export class CastellanError extends Error {
+  /** A stable identifier for this kind of failure, e.g. `"model_not_found"`. */
+  readonly code: string;
+
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.name = new.target.name;
+  }
+}
+
+/** A declaration (agent, tool, capability) is malformed; thrown when it is declared. */
+export class DeclarationError extends CastellanError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("invalid_declaration", message, options);
+  }
+}
+
+/** True for any error raised by Castellan, optionally of one code. */
+export function isCastellanError(error: unknown, code?: string): error is CastellanError {
+  return error instanceof CastellanError && (code === undefined || error.code === code);
+}
+
+/** A resource was read before its Session acquired it (for example while projecting in a test). */
+export class ResourcePendingError extends CastellanError {
+  /** The binding kind's name. */
+  readonly resourceKind: string;
+
+  constructor(resourceKind: string) {
+    super("resource_pending", `The ${resourceKind} resource is not acquired yet; it is acquired when a Session opens.`);
+    this.resourceKind = resourceKind;
+  }
+}

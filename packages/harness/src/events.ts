@@ -1,0 +1,78 @@
+import type { ContentBlock } from "./content.js";
+import type { ToolResult } from "./context.js";
+import type { JsonValue } from "./json.js";
+import type { AssistantMessage, ToolCall } from "./messages.js";
+import type { StopReason, Usage } from "./model.js";
+
+/** What a completed Run answered: the last assistant message's content. */
+export interface RunResult {
+  readonly runId: string;
+  /** Ordered text, image and provider blocks. An image reply may have no text at all. */
+  readonly content: readonly ContentBlock[];
+  /** The text blocks of `content`, joined. */
+  readonly text: string;
+  /** How many turns (model calls) the Run took. */
+  readonly turns: number;
+  /** The Run's summed usage. */
+  readonly usage: Usage;
+}
+
+/** Who settled a permission question. */
+export type PermissionSource = "hook" | "preset" | "approval";
+
+/** A serializable error, as events and log records carry it. */
+export interface ErrorInfo {
+  readonly code: string;
+  readonly message: string;
+}
+
+interface RunScoped {
+  readonly runId: string;
+}
+interface TurnScoped extends RunScoped {
+  readonly turn: number;
+}
+
+/**
+ * Everything a Run reports, in order, discriminated on `kind`. The names are the project's
+ * one event vocabulary (docs/events.md), shared with session log records.
+ */
+export type RunEvent =
+  | (RunScoped & { readonly kind: "run-start"; readonly sessionId: string; readonly input: readonly ContentBlock[] })
+  | (TurnScoped & { readonly kind: "turn-start" })
+  | (TurnScoped & { readonly kind: "assistant-text-delta"; readonly text: string })
+  | (TurnScoped & { readonly kind: "assistant-thinking-delta"; readonly text: string })
+  | (TurnScoped & { readonly kind: "assistant-content"; readonly block: ContentBlock })
+  | (TurnScoped & {
+      readonly kind: "assistant-message";
+      readonly message: AssistantMessage;
+      readonly stopReason: StopReason;
+    })
+  | (TurnScoped & { readonly kind: "model-usage"; readonly model: string; readonly usage: Usage })
+  | (TurnScoped & { readonly kind: "tool-call"; readonly toolCall: ToolCall })
+  | (TurnScoped & {
+      readonly kind: "tool-permission";
+      readonly toolCallId: string;
+      readonly toolName: string;
+      readonly decision: "allow" | "deny";
+      readonly decidedBy: PermissionSource;
+      readonly reason?: string;
+    })
+  | (TurnScoped & {
+      readonly kind: "tool-start";
+      readonly toolCallId: string;
+      readonly toolName: string;
+      readonly input: JsonValue;
+    })
+  | (TurnScoped & {
+      readonly kind: "tool-end";
+      readonly toolCallId: string;
+      readonly toolName: string;
+      readonly result: ToolResult;
+    })
+  | (TurnScoped & { readonly kind: "turn-end" })
+  | (RunScoped & { readonly kind: "run-end"; readonly status: "completed"; readonly result: RunResult })
+  | (RunScoped & { readonly kind: "run-end"; readonly status: "aborted" | "failed"; readonly error: ErrorInfo });
+
+/** The `kind` of every Run event. */
+export type RunEventKind = RunEvent["kind"];

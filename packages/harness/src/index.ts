@@ -1,0 +1,77 @@
+export { type Agent, type AgentDefinition, defineAgent } from "./agent.js";
+export { type Capability, type CapabilityDefinition, defineCapability } from "./capability.js";
+export {
+  type ContentBlock,
+  type ImageBlock,
+  isContentBlock,
+  type ProviderBlock,
+  type TextBlock,
+  text,
+  textOf,
+} from "./content.js";
+export type {
+  AgentIdentity,
+  StateUpdate,
+  StateView,
+  ToolContext,
+  ToolReceipt,
+  ToolResult,
+  TurnContext,
+} from "./context.js";
+export type { Enabled } from "./enabled.js";
+export { CastellanError, DeclarationError, isCastellanError, ResourcePendingError } from "./errors.js";
+export type { ErrorInfo, PermissionSource, RunEvent, RunEventKind, RunResult } from "./events.js";
+export type { CapabilitySection, Instructions, Placement, Section } from "./instructions.js";
+export {
+  deepFreeze,
+  findNonJson,
+  frozenJsonCopy,
+  isJsonValue,
+  type JsonObject,
+  type JsonValue,
+  jsonEqual,
+} from "./json.js";
+export type { AssistantMessage, Message, ToolCall, ToolResultMessage, UserMessage } from "./messages.js";
+export {
+  type HostedToolSpec,
+  isModelRuntime,
+  type ModelBinding,
+  type ModelCallOptions,
+  type ModelRequest,
+  type ModelRuntime,
+  type ModelStreamEvent,
+  type StopReason,
+  type ToolSpec,
+  type Usage,
+} from "./model.js";
+export {
+  buildProgram,
+  type DeclarationSource,
+  isEnabled,
+  type Program,
+  type ProgramResource,
+  type ProgramSection,
+  type ProgramTool,
+} from "./program.js";
+export { type ProjectedSection, type Projection, ProjectionError, projectTurn, renderSection } from "./projection.js";
+export {
+  type AcquireOptions,
+  type BindingKind,
+  type BindingLease,
+  type ResourceRequest,
+  type ResourceSpec,
+  resolveResourceSpec,
+  resource,
+} from "./resource.js";
+export type { SandboxAcquisition, SandboxDeclaration, SandboxLease } from "./sandbox.js";
+export type { SkillBinding, SkillDeclaration } from "./skill.js";
+export {
+  type HostToolReference,
+  hostTool,
+  isToolDeclaration,
+  type Tool,
+  type ToolDeclaration,
+  type ToolDefinition,
+  type ToolOutput,
+  defineTool,
+} from "./tool.js";

@@ -1,0 +1,43 @@
+import type { TurnContext } from "./context.js";
+import { DeclarationError } from "./errors.js";
+
+/** A section's text: fixed, or a function of the turn context run before each turn. Empty text omits the section. */
+export type Section = string | ((ctx: TurnContext) => string);
+
+/** Where a section goes: the system prompt, or current user-side context sent each turn. */
+export type Placement = "system" | "context";
+
+/** An agent's instructions: one string, or named sections in order. */
+export type Instructions = string | Readonly<Record<string, Section>>;
+
+/** A capability's instruction section. */
+export interface CapabilitySection {
+  readonly name: string;
+  readonly text: Section;
+  /** Default `system`. */
+  readonly placement?: Placement;
+}
+
+export const sectionName = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+/** Validates an agent's `instructions` option and returns its sections in order. */
+export function agentSections(instructions: Instructions | undefined, where: string): [string, Section][] {
+  if (instructions === undefined) return [];
+  if (typeof instructions === "string") return [["instructions", instructions]];
+  if (instructions === null || typeof instructions !== "object" || Array.isArray(instructions)) {
+    throw new DeclarationError(`${where}: instructions must be a string or a record of named sections.`);
+  }
+  return Object.entries(instructions).map(([name, section]) => {
+    assertSection(name, section, where);
+    return [name, section];
+  });
+}
+
+export function assertSection(name: unknown, section: unknown, where: string): void {
+  if (typeof name !== "string" || !sectionName.test(name)) {
+    throw new DeclarationError(`${where}: section name ${JSON.stringify(name)} must be 1-64 letters, digits, ".", "_" or "-".`);
+  }
+  if (typeof section !== "string" && typeof section !== "function") {
+    throw new DeclarationError(`${where}: section "${name}" must be a string or a function of the turn context.`);
+  }
+}

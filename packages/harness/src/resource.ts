@@ -1,0 +1,56 @@
+import { DeclarationError } from "./errors.js";
+import type { JsonObject } from "./json.js";
+
+/** An acquired resource and how to release it. */
+export interface BindingLease<Value> {
+  readonly value: Value;
+  close(): Promise<void> | void;
+}
+
+/** What acquisition is given. */
+export interface AcquireOptions {
+  /** Aborted when the Session's opening is abandoned. */
+  readonly signal: AbortSignal;
+  readonly sessionId: string;
+  readonly params: JsonObject;
+}
+
+/** A typed kind of resource: it owns how a spec is acquired and released. */
+export interface BindingKind<Spec, Value> {
+  /** A name for errors and inspection, e.g. `instructions-file`. */
+  readonly name: string;
+  acquire(spec: Spec, options: AcquireOptions): Promise<BindingLease<Value>>;
+}
+
+/** Where a resource's spec is derived from the Session's parameters. */
+export type ResourceSpec<Spec> = Spec | { readonly fromParams: (params: JsonObject) => Spec };
+
+/**
+ * A capability's request for a Session-scoped resource. The Runner acquires it once per
+ * Session after the Program is built and releases it, in reverse order, on close. Tools and
+ * sections read the value with `ctx.resource(request)`.
+ */
+export interface ResourceRequest<Spec, Value> {
+  readonly kind: "resource";
+  readonly binding: BindingKind<Spec, Value>;
+  readonly spec: ResourceSpec<Spec>;
+}
+
+/** Declares a resource of `binding` kind for `spec`. Nothing is acquired until a Session opens. */
+export function resource<Spec, Value>(
+  binding: BindingKind<Spec, Value>,
+  spec: ResourceSpec<Spec>,
+): ResourceRequest<Spec, Value> {
+  if (!binding || typeof binding.acquire !== "function" || typeof binding.name !== "string") {
+    throw new DeclarationError("resource(binding, spec) needs a binding kind with a name and an acquire function.");
+  }
+  return Object.freeze({ kind: "resource", binding, spec });
+}
+
+/** Resolves a resource spec for a Session's parameters. */
+export function resolveResourceSpec<Spec>(spec: ResourceSpec<Spec>, params: JsonObject): Spec {
+  if (spec !== null && typeof spec === "object" && "fromParams" in spec && typeof spec.fromParams === "function") {
+    return spec.fromParams(params);
+  }
+  return spec as Spec;
+}

@@ -1,0 +1,1 @@
+export { type AgentProjection, type ProjectAgentInput, projectAgent } from "./project-agent.js";

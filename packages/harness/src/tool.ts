@@ -1,0 +1,102 @@
+import type { ContentBlock } from "./content.js";
+import type { ToolContext } from "./context.js";
+import { type Enabled, isEnabledOption } from "./enabled.js";
+import { DeclarationError } from "./errors.js";
+import { deepFreeze, findNonJson, type JsonObject, type JsonValue } from "./json.js";
+
+/**
+ * What a tool may return: a string (one text block), content blocks, `{ content, isError }`,
+ * nothing, or any other JSON value (sent as its JSON text).
+ */
+export type ToolOutput =
+  | string
+  | readonly ContentBlock[]
+  | { readonly content: string | readonly ContentBlock[]; readonly isError?: boolean }
+  | JsonValue
+  | undefined
+  | void;
+
+/** The fields of a tool, as given to `defineTool`. */
+export interface ToolDefinition<Input = any> {
+  /** Letters, digits, `_` and `-`, at most 64 characters (what every provider accepts). */
+  readonly name: string;
+  readonly description: string;
+  /** A JSON Schema for the input; input is validated against it before any permission question. Default: an object with no declared properties. */
+  readonly inputSchema?: JsonObject;
+  /** Declare only when the whole tool has no effects: read-only tools may run in parallel and are allowed by every preset. Default false. */
+  readonly readOnly?: boolean;
+  /** Whether the model sees the tool this turn. Default true. */
+  readonly enabled?: Enabled;
+  execute(input: Input, ctx: ToolContext): Promise<ToolOutput> | ToolOutput;
+}
+
+/** A declared tool: a frozen value holding its contract and implementation. */
+export interface Tool<Input = any> extends ToolDefinition<Input> {
+  readonly kind: "tool";
+  readonly inputSchema: JsonObject;
+  readonly readOnly: boolean;
+}
+
+/** A reference to a tool the host registers (`host.registerTool`, `host.registerHostedTool`). */
+export interface HostToolReference {
+  readonly kind: "host-tool";
+  readonly name: string;
+  readonly enabled?: Enabled;
+}
+
+/** What an agent or capability lists in `tools`. */
+export type ToolDeclaration = Tool | HostToolReference;
+
+const toolName = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** Checks a tool name; throws a DeclarationError naming the offender. */
+export function assertToolName(name: unknown, where: string): asserts name is string {
+  if (typeof name !== "string" || !toolName.test(name)) {
+    throw new DeclarationError(
+      `${where}: tool name ${JSON.stringify(name)} must be 1-64 letters, digits, "_" or "-".`,
+    );
+  }
+}
+
+/** Declares a tool. The result is frozen; declaring it runs nothing. */
+export function defineTool<Input = any>(definition: ToolDefinition<Input>): Tool<Input> {
+  assertToolName(definition?.name, "defineTool");
+  const where = `defineTool("${definition.name}")`;
+  if (typeof definition.description !== "string") throw new DeclarationError(`${where}: description must be a string.`);
+  if (typeof definition.execute !== "function") throw new DeclarationError(`${where}: execute must be a function.`);
+  if (!isEnabledOption(definition.enabled)) {
+    throw new DeclarationError(`${where}: enabled must be a boolean or a function of the turn context.`);
+  }
+  if (definition.readOnly !== undefined && typeof definition.readOnly !== "boolean") {
+    throw new DeclarationError(`${where}: readOnly must be a boolean.`);
+  }
+  const inputSchema = definition.inputSchema ?? { type: "object", properties: {} };
+  if (inputSchema === null || typeof inputSchema !== "object" || Array.isArray(inputSchema)) {
+    throw new DeclarationError(`${where}: inputSchema must be a JSON Schema object.`);
+  }
+  const nonJson = findNonJson(inputSchema);
+  if (nonJson) throw new DeclarationError(`${where}: inputSchema is not JSON at ${nonJson}.`);
+  if (inputSchema.type !== "object") {
+    throw new DeclarationError(`${where}: inputSchema must describe an object ({ "type": "object", ... }).`);
+  }
+  return Object.freeze({
+    ...definition,
+    kind: "tool",
+    inputSchema: deepFreeze(structuredClone(inputSchema)),
+    readOnly: definition.readOnly ?? false,
+  } as Tool<Input>);
+}
+
+/** Refers to a tool the host registers under `name`; a missing name fails when a Session opens. */
+export function hostTool(name: string, options: { enabled?: Enabled } = {}): HostToolReference {
+  assertToolName(name, "hostTool");
+  if (!isEnabledOption(options.enabled)) {
+    throw new DeclarationError(`hostTool("${name}"): enabled must be a boolean or a function of the turn context.`);
+  }
+  return Object.freeze({ kind: "host-tool", name, ...(options.enabled === undefined ? {} : { enabled: options.enabled }) });
+}
+
+export function isToolDeclaration(value: unknown): value is ToolDeclaration {
+  const kind = (value as { kind?: unknown } | null)?.kind;
+  return kind === "tool" || kind === "host-tool";
+}
