@@ -1,0 +1,89 @@
+import { CastellanError } from "@castellan/harness";
+
+/** Another writer holds the Session (in this process or another). */
+export class SessionLockedError extends CastellanError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("session_locked", message, options);
+  }
+}
+
+/** A saved history cannot be used as it is; nothing was changed on disk. */
+export class SessionLogError extends CastellanError {
+  /** Where the fault is, when it is a file. */
+  readonly path: string | undefined;
+  /** The 1-based line (record) of the fault, when known. */
+  readonly line: number | undefined;
+
+  constructor(
+    code: "session_log_corrupt" | "session_log_unsupported" | "session_log_write_failed",
+    message: string,
+    options: { cause?: unknown; path?: string; line?: number } = {},
+  ) {
+    super(code, message, options);
+    this.path = options.path;
+    this.line = options.line;
+  }
+}
+
+/** The saved Session belongs to another agent, or was saved with other parameters. */
+export class SessionMismatchError extends CastellanError {
+  constructor(code: "session_agent_mismatch" | "session_params_mismatch", message: string) {
+    super(code, message);
+  }
+}
+
+/** Session parameters are missing a declared key or are not JSON. */
+export class ParamsError extends CastellanError {
+  constructor(message: string) {
+    super("params_invalid", message);
+  }
+}
+
+/** A model name cannot be resolved, or model registrations conflict. */
+export class ModelResolutionError extends CastellanError {
+  constructor(code: "model_not_found" | "model_ambiguous" | "model_registration", message: string) {
+    super(code, message);
+  }
+}
+
+/** A host tool reference has no registration, or a name is bound twice. */
+export class ToolBindingError extends CastellanError {
+  constructor(code: "tool_not_found" | "tool_ambiguous", message: string) {
+    super(code, message);
+  }
+}
+
+/** A plugin's registration is invalid or conflicts with another's. */
+export class PluginError extends CastellanError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("plugin_invalid", message, options);
+  }
+}
+
+/** The Run was aborted (by its signal, the Session's, or close). */
+export class RunAbortedError extends CastellanError {
+  constructor(message = "The run was aborted.", options?: { cause?: unknown }) {
+    super("run_aborted", message, options);
+  }
+}
+
+/** The model call failed; `cause` is the adapter's error. */
+export class ModelCallError extends CastellanError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("model_failed", message, options);
+  }
+}
+
+/** The Session cannot take this call in its current state (closed, or a Run already active). */
+export class SessionStateError extends CastellanError {
+  constructor(code: "session_closed" | "run_active", message: string) {
+    super(code, message);
+  }
+}
+
+/** A resource, the sandbox or a plugin failed while a Session was opening or closing. */
+export class ResourceError extends CastellanError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("resource_failed", message, options);
+  }
+}

@@ -1,0 +1,97 @@
+import type {
+  AgentIdentity,
+  HostedToolSpec,
+  ModelBinding,
+  ModelRequest,
+  ModelRuntime,
+  SandboxLease,
+  Tool,
+} from "@castellan/harness";
+import type { ToolApprovalAdapter, ToolPermissionHook } from "../permissions/types.js";
+import type { SessionStore } from "../store/types.js";
+
+/** What a model resolver is asked when a Run's model call starts. */
+export interface ModelResolutionRequest {
+  /** The model name the agent declares. */
+  readonly name: string;
+  readonly sessionId: string;
+  readonly runId: string;
+  readonly signal: AbortSignal;
+}
+
+/** Resolves a model name to a connection for each request (e.g. for changing accounts). */
+export interface ModelResolver {
+  resolve(request: ModelResolutionRequest): ModelRuntime | ModelBinding | Promise<ModelRuntime | ModelBinding>;
+}
+
+/** Resolves a sandbox name declared as `sandbox: "name"` to a lease, once per Session. */
+export interface SandboxResolver {
+  open(request: { readonly specifier: string; readonly sessionId: string; readonly signal: AbortSignal }): Promise<SandboxLease>;
+}
+
+/** Identifies the turn a lifecycle hook is called for. */
+export interface TurnInfo {
+  readonly agent: AgentIdentity;
+  readonly sessionId: string;
+  readonly runId: string;
+  readonly turn: number;
+}
+
+/**
+ * Rewrites a model request before it is sent (for example to trim or annotate messages). It
+ * must keep the projected tool list exactly; returning nothing keeps the request.
+ */
+export type BeforeModelHook = (
+  request: ModelRequest,
+  info: TurnInfo,
+) => ModelRequest | undefined | void | Promise<ModelRequest | undefined | void>;
+
+/** Runs before each new turn is projected. */
+export type TurnStartHook = (info: TurnInfo) => void | Promise<void>;
+
+/** A committed state change. */
+export interface StateChange {
+  readonly sessionId: string;
+  readonly runId?: string;
+  readonly turn?: number;
+  readonly source: "host" | "tool";
+  readonly changes: Readonly<Record<string, unknown>>;
+}
+
+/** Runs after state changes are committed. */
+export type StateChangedHook = (change: StateChange) => void | Promise<void>;
+
+/** Registers the lifecycle hooks. Each may be registered by several plugins; they run in registration order. */
+export interface NodeRunnerHooks {
+  toolPermission(hook: ToolPermissionHook): void;
+  beforeModel(hook: BeforeModelHook): void;
+  turnStart(hook: TurnStartHook): void;
+  stateChanged(hook: StateChangedHook): void;
+}
+
+/** What a plugin's `apply` is given. Registration closes when the Runner has been created. */
+export interface NodeRunnerHost {
+  /** Binds a model runtime to a name agents declare as `model`. A name can be registered once. */
+  registerModel(name: string, runtime: ModelRuntime | ModelBinding): void;
+  /** Resolves every declared model name per request; exclusive with `registerModel`. */
+  registerModelResolver(resolver: ModelResolver): void;
+  /** Supplies the implementation of a `hostTool(name)` reference. */
+  registerTool(tool: Tool): void;
+  /** Supplies a provider-hosted tool (e.g. web search) for a `hostTool(name)` reference. */
+  registerHostedTool(spec: HostedToolSpec): void;
+  /** Where Sessions are saved. At most one per Runner. */
+  registerSessionStore(store: SessionStore): void;
+  /** Who answers `ask` decisions. At most one per Runner. */
+  registerApproval(adapter: ToolApprovalAdapter): void;
+  /** Resolves `sandbox: "name"` declarations. At most one per Runner. */
+  registerSandboxResolver(resolver: SandboxResolver): void;
+  readonly hooks: NodeRunnerHooks;
+}
+
+/** A unit of host configuration: applied once when the Runner is created, closed with it. */
+export interface NodeRunnerPlugin {
+  readonly name: string;
+  apply(host: NodeRunnerHost): void | Promise<void>;
+  /** Releases what the plugin holds; called once when the Runner closes, in reverse plugin order. */
+  close?(): void | Promise<void>;
+}

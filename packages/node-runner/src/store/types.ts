@@ -1,0 +1,29 @@
+import type { SessionRecord } from "./records.js";
+
+/**
+ * One Session's history, opened for writing. While it is open no other writer (in this or
+ * another process) can open the same Session.
+ */
+export interface SessionLog {
+  readonly sessionId: string;
+  /** The valid history found at open, oldest first. A torn trailing record is not in it. */
+  readonly records: readonly SessionRecord[];
+  /**
+   * Appends records in order. Resolves only once they are durable (written and synced); a
+   * torn tail found at open is cut before the first append. Rejects on failure, after which
+   * the log refuses further appends.
+   */
+  append(records: readonly SessionRecord[]): Promise<void>;
+  /** Releases the writer lock. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Where Sessions are saved. */
+export interface SessionStore {
+  /**
+   * Opens a Session's log for writing: takes its writer lock, then reads and checks its
+   * history. A Session never saved opens with no records. Fails, changing nothing on disk,
+   * when another writer holds it or its history is invalid.
+   */
+  open(sessionId: string, options?: { readonly signal?: AbortSignal }): Promise<SessionLog>;
+}
