@@ -61,6 +61,4 @@ export interface ToolContext extends TurnContext {
   readonly agent: AgentIdentity;
   /** Aborted when the Run is aborted or the Session closes; stop work and return soon. */
   readonly signal: AbortSignal;
-  /** Queues a state update; it is visible to later tools of the batch and commits when the batch settles. */
-  setState(update: StateUpdate): void;
 }

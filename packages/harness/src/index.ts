@@ -66,6 +66,7 @@ export {
 export type { SandboxAcquisition, SandboxDeclaration, SandboxLease } from "./sandbox.js";
 export type { SkillBinding, SkillDeclaration } from "./skill.js";
 export {
+  defineTool,
   type HostToolReference,
   hostTool,
   isToolDeclaration,
@@ -73,5 +74,4 @@ export {
   type ToolDeclaration,
   type ToolDefinition,
   type ToolOutput,
-  defineTool,
 } from "./tool.js";

@@ -35,7 +35,9 @@ export function agentSections(instructions: Instructions | undefined, where: str
 
 export function assertSection(name: unknown, section: unknown, where: string): void {
   if (typeof name !== "string" || !sectionName.test(name)) {
-    throw new DeclarationError(`${where}: section name ${JSON.stringify(name)} must be 1-64 letters, digits, ".", "_" or "-".`);
+    throw new DeclarationError(
+      `${where}: section name ${JSON.stringify(name)} must be 1-64 letters, digits, ".", "_" or "-".`,
+    );
   }
   if (typeof section !== "string" && typeof section !== "function") {
     throw new DeclarationError(`${where}: section "${name}" must be a string or a function of the turn context.`);

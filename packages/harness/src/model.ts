@@ -77,7 +77,5 @@ export interface ModelBinding extends ModelRuntime {
 
 /** True when the value has a `stream` method, i.e. can serve as a model runtime. */
 export function isModelRuntime(value: unknown): value is ModelRuntime {
-  return (
-    value !== null && typeof value === "object" && typeof (value as { stream?: unknown }).stream === "function"
-  );
+  return value !== null && typeof value === "object" && typeof (value as { stream?: unknown }).stream === "function";
 }

@@ -102,7 +102,14 @@ export function buildProgram(agent: Agent): Program {
 
   for (const [name, text] of agentSections(agent.instructions, `Agent "${agent.id}"`)) {
     sections.push(
-      Object.freeze({ id: `agent:${name}`, name, source: agentSource, placement: "system", order: sections.length, text }),
+      Object.freeze({
+        id: `agent:${name}`,
+        name,
+        source: agentSource,
+        placement: "system",
+        order: sections.length,
+        text,
+      }),
     );
   }
   for (const tool of agent.tools) addTool(tool, agentSource);

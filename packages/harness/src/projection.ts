@@ -56,9 +56,14 @@ export function projectTurn(program: Program, ctx: TurnContext): Projection {
   const sections: ProjectedSection[] = [];
   for (const section of program.sections) {
     if (!ownerVisible(section.source, section.capability)) continue;
-    const text = typeof section.text === "string" ? section.text : guard(`section "${section.id}"`, () => (section.text as (c: TurnContext) => string)(ctx));
+    const text =
+      typeof section.text === "string"
+        ? section.text
+        : guard(`section "${section.id}"`, () => (section.text as (c: TurnContext) => string)(ctx));
     if (typeof text !== "string") {
-      throw new ProjectionError(`Section "${section.id}" returned ${typeof text}; a section function must return a string.`);
+      throw new ProjectionError(
+        `Section "${section.id}" returned ${typeof text}; a section function must return a string.`,
+      );
     }
     if (text.trim().length === 0) continue;
     const { id, name, source, placement, order } = section;

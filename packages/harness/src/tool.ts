@@ -52,9 +52,7 @@ const toolName = /^[A-Za-z0-9_-]{1,64}$/;
 /** Checks a tool name; throws a DeclarationError naming the offender. */
 export function assertToolName(name: unknown, where: string): asserts name is string {
   if (typeof name !== "string" || !toolName.test(name)) {
-    throw new DeclarationError(
-      `${where}: tool name ${JSON.stringify(name)} must be 1-64 letters, digits, "_" or "-".`,
-    );
+    throw new DeclarationError(`${where}: tool name ${JSON.stringify(name)} must be 1-64 letters, digits, "_" or "-".`);
   }
 }
 
@@ -93,7 +91,11 @@ export function hostTool(name: string, options: { enabled?: Enabled } = {}): Hos
   if (!isEnabledOption(options.enabled)) {
     throw new DeclarationError(`hostTool("${name}"): enabled must be a boolean or a function of the turn context.`);
   }
-  return Object.freeze({ kind: "host-tool", name, ...(options.enabled === undefined ? {} : { enabled: options.enabled }) });
+  return Object.freeze({
+    kind: "host-tool",
+    name,
+    ...(options.enabled === undefined ? {} : { enabled: options.enabled }),
+  });
 }
 
 export function isToolDeclaration(value: unknown): value is ToolDeclaration {

@@ -26,7 +26,11 @@ export interface ModelResolver {
 
 /** Resolves a sandbox name declared as `sandbox: "name"` to a lease, once per Session. */
 export interface SandboxResolver {
-  open(request: { readonly specifier: string; readonly sessionId: string; readonly signal: AbortSignal }): Promise<SandboxLease>;
+  open(request: {
+    readonly specifier: string;
+    readonly sessionId: string;
+    readonly signal: AbortSignal;
+  }): Promise<SandboxLease>;
 }
 
 /** Identifies the turn a lifecycle hook is called for. */

@@ -1,0 +1,1 @@
+export { type OfflineModelOptions, offline } from "./offline-model.js";

@@ -1,0 +1,60 @@
+export type {
+  AcquireOptions,
+  BindingKind,
+  BindingLease,
+  HostedToolSpec,
+  ResourceRequest,
+  SandboxLease,
+} from "@castellan/harness";
+export {
+  ModelCallError,
+  ModelResolutionError,
+  ParamsError,
+  PluginError,
+  ResourceError,
+  RunAbortedError,
+  SessionLockedError,
+  SessionLogError,
+  SessionMismatchError,
+  SessionStateError,
+  ToolBindingError,
+} from "./errors.js";
+export { unrecordedOutcome } from "./history/session-history.js";
+export { type PermissionOutcome, presetDecision } from "./permissions/decide.js";
+export type {
+  ParentToolCall,
+  PermissionPreset,
+  ToolApprovalAdapter,
+  ToolApprovalAnswer,
+  ToolApprovalRequest,
+  ToolPermissionContribution,
+  ToolPermissionDecision,
+  ToolPermissionHook,
+  ToolPermissionRequest,
+} from "./permissions/types.js";
+export type {
+  BeforeModelHook,
+  ModelResolutionRequest,
+  ModelResolver,
+  NodeRunnerHooks,
+  NodeRunnerHost,
+  NodeRunnerPlugin,
+  SandboxResolver,
+  StateChange,
+  StateChangedHook,
+  TurnInfo,
+  TurnStartHook,
+} from "./plugins/types.js";
+export { BeforeModelHookError } from "./run/before-model.js";
+export { MaxTurnsError } from "./run/execute-run.js";
+export type { Run } from "./run/run.js";
+export {
+  type CreateSessionOptions,
+  createNodeRunner,
+  type NodeRunner,
+  type NodeRunnerOptions,
+} from "./runner/create-node-runner.js";
+export { SkillsUnavailableError } from "./session/admit.js";
+export { type OpenSessionOptions, openSession } from "./session/open-session.js";
+export type { RunInput, RunOptions, Session } from "./session/session.js";
+export type { RunLimits } from "./session/session-core.js";

@@ -1,0 +1,101 @@
+import type { AssistantMessage, ContentBlock, ModelRequest, StopReason, ToolCall, Usage } from "@castellan/harness";
+import { isContentBlock } from "@castellan/harness";
+import { ModelCallError, RunAbortedError } from "../errors.js";
+import type { BoundModel } from "../models/bound-model.js";
+import type { Emit } from "../session/session-core.js";
+
+/** The complete answer of one model call. */
+export interface ModelTurn {
+  readonly message: AssistantMessage;
+  readonly stopReason: StopReason;
+  readonly usage: Usage | undefined;
+}
+
+/**
+ * Streams one model call, reporting deltas as they arrive and assembling the assistant
+ * message: consecutive text deltas form one text block, other blocks keep their place. Throws
+ * RunAbortedError when the signal aborts, ModelCallError when the stream fails or breaks its
+ * contract (no `finish`, a malformed event).
+ */
+export async function streamModelTurn(
+  model: BoundModel,
+  request: ModelRequest,
+  context: { readonly runId: string; readonly turn: number; readonly signal: AbortSignal; readonly emit: Emit },
+): Promise<ModelTurn> {
+  const { runId, turn, signal, emit } = context;
+  const content: ContentBlock[] = [];
+  const toolCalls: ToolCall[] = [];
+  let text = "";
+  let usage: Usage | undefined;
+  let stopReason: StopReason | undefined;
+  const flushText = () => {
+    if (text.length > 0) content.push({ type: "text", text });
+    text = "";
+  };
+
+  try {
+    for await (const event of model.stream(request, { signal })) {
+      if (stopReason !== undefined) throw new ModelCallError(`Model "${model.specifier}" sent an event after finish.`);
+      switch (event?.type) {
+        case "text-delta":
+          text += event.text;
+          emit({ kind: "assistant-text-delta", runId, turn, text: event.text });
+          break;
+        case "thinking-delta":
+          emit({ kind: "assistant-thinking-delta", runId, turn, text: event.text });
+          break;
+        case "content":
+          if (!isContentBlock(event.block))
+            throw new ModelCallError(`Model "${model.specifier}" sent a malformed content block.`);
+          flushText();
+          content.push(event.block);
+          emit({ kind: "assistant-content", runId, turn, block: event.block });
+          break;
+        case "tool-call": {
+          const call = event.toolCall;
+          if (typeof call?.id !== "string" || typeof call.name !== "string") {
+            throw new ModelCallError(`Model "${model.specifier}" sent a tool call without an id or name.`);
+          }
+          if (toolCalls.some((existing) => existing.id === call.id)) {
+            throw new ModelCallError(`Model "${model.specifier}" sent tool call id "${call.id}" twice.`);
+          }
+          toolCalls.push({ id: call.id, name: call.name, input: call.input ?? {} });
+          emit({ kind: "tool-call", runId, turn, toolCall: call });
+          break;
+        }
+        case "usage":
+          usage = event.usage;
+          emit({ kind: "model-usage", runId, turn, model: model.specifier, usage: event.usage });
+          break;
+        case "finish":
+          stopReason = event.stopReason;
+          break;
+        case "error":
+          if (signal.aborted) throw new RunAbortedError(undefined, { cause: event.error });
+          throw new ModelCallError(
+            `Model "${model.specifier}" failed: ${event.error?.message ?? String(event.error)}`,
+            {
+              cause: event.error,
+            },
+          );
+        default:
+          throw new ModelCallError(
+            `Model "${model.specifier}" sent an unknown event ${JSON.stringify((event as { type?: unknown })?.type)}.`,
+          );
+      }
+    }
+  } catch (error) {
+    if (signal.aborted)
+      throw error instanceof RunAbortedError ? error : new RunAbortedError(undefined, { cause: error });
+    if (error instanceof ModelCallError) throw error;
+    // A stream that throws breaks the adapter contract; report it the same way.
+    throw new ModelCallError(`Model "${model.specifier}" failed: ${(error as Error)?.message ?? String(error)}`, {
+      cause: error,
+    });
+  }
+  if (signal.aborted) throw new RunAbortedError();
+  if (stopReason === undefined)
+    throw new ModelCallError(`Model "${model.specifier}" ended its stream without finishing.`);
+  flushText();
+  return { message: { role: "assistant", content, toolCalls }, stopReason, usage };
+}

@@ -1,0 +1,153 @@
+import type { Agent, JsonObject, ResourceRequest, SandboxLease } from "@castellan/harness";
+import { buildProgram, CastellanError, projectTurn, resolveResourceSpec } from "@castellan/harness";
+import { RunAbortedError, SessionMismatchError } from "../errors.js";
+import { SessionHistory } from "../history/session-history.js";
+import { resolveSessionModel } from "../models/session-model.js";
+import type { PermissionPreset } from "../permissions/types.js";
+import type { Registry } from "../plugins/registry.js";
+import { ResourceOwner } from "../resources/resource-owner.js";
+import { type SessionOpenRecord, type SessionRecord, sessionLogFormatVersion } from "../store/records.js";
+import type { SessionLog } from "../store/types.js";
+import { bindTools } from "../tools/bind-tools.js";
+import { admitParams, assertDeclaredParams, assertSameParams } from "./params.js";
+import { type RunLimits, type SessionCore, turnContext } from "./session-core.js";
+
+/** What opening a Session needs. */
+export interface AdmissionRequest {
+  readonly agent: Agent;
+  readonly registry: Registry;
+  readonly sessionId: string;
+  /** Omitted: a new Session has none, a saved one restores its own. */
+  readonly params: unknown;
+  readonly preset: PermissionPreset;
+  readonly limits: RunLimits;
+  readonly signal: AbortSignal | undefined;
+}
+
+/** An admitted Session: its core, and what closing it must release. */
+export interface AdmittedSession {
+  readonly core: SessionCore;
+  readonly owner: ResourceOwner;
+  readonly log: SessionLog | undefined;
+  /** Whether this open created the Session (no saved history). */
+  readonly created: boolean;
+  /** The sandbox lease, where the agent declares one. */
+  readonly sandbox: SandboxLease | undefined;
+}
+
+/** The agent declares skills, which need the skills capability this Runner does not have yet. */
+export class SkillsUnavailableError extends CastellanError {
+  constructor(agentId: string) {
+    super("skills_unavailable", `Agent "${agentId}" declares skills, but this Runner has no skill support configured.`);
+  }
+}
+
+/**
+ * Opens a Session: takes the store's writer lock, loads and checks the saved history and
+ * params, builds the Program, binds tools and the model, acquires the sandbox and resources
+ * in order, and projects once. Any failure releases what was acquired, in reverse, and leaves
+ * the saved files as they were.
+ */
+export async function admitSession(request: AdmissionRequest): Promise<AdmittedSession> {
+  const { agent, registry, sessionId, signal } = request;
+  if (signal?.aborted) throw new RunAbortedError("Opening the Session was aborted.", { cause: signal.reason });
+  const log = registry.store ? await registry.store.open(sessionId, signal ? { signal } : {}) : undefined;
+  const owner = new ResourceOwner();
+  try {
+    const history = new SessionHistory();
+    const saved = log?.records ?? [];
+    for (let index = 0; index < saved.length; index++) history.apply(saved[index] as SessionRecord, index + 1);
+    const opening = history.opening;
+    let params: JsonObject;
+    if (opening) {
+      if (opening.agentId !== agent.id) {
+        throw new SessionMismatchError(
+          "session_agent_mismatch",
+          `Session "${sessionId}" holds the history of agent "${opening.agentId}", not "${agent.id}"; it was left unchanged.`,
+        );
+      }
+      params = opening.params;
+      if (request.params !== undefined) assertSameParams(params, admitParams(request.params, agent), sessionId);
+    } else {
+      params = admitParams(request.params ?? {}, agent);
+    }
+    assertDeclaredParams(params, agent);
+
+    const program = buildProgram(agent);
+    const tools = bindTools(program, registry);
+    const model = resolveSessionModel(agent, registry);
+    if (agent.skills.length > 0) throw new SkillsUnavailableError(agent.id);
+
+    const acquireSignal = signal ?? new AbortController().signal;
+    let sandbox: SandboxLease | undefined;
+    if (program.sandbox) {
+      const declaration = program.sandbox.declaration;
+      if (typeof declaration === "string") {
+        const resolver = registry.sandboxResolver;
+        if (!resolver) {
+          throw new CastellanError(
+            "sandbox_not_found",
+            `Agent "${agent.id}" declares sandbox "${declaration}", but no plugin registers a sandbox resolver.`,
+          );
+        }
+        sandbox = await owner.acquire(`sandbox "${declaration}"`, () =>
+          resolver.open({ specifier: declaration, sessionId, signal: acquireSignal }),
+        );
+      } else {
+        sandbox = await owner.acquire(`sandbox "${declaration.specifier}"`, () =>
+          declaration.open({ signal: acquireSignal }),
+        );
+      }
+    }
+    const resources = new Map<ResourceRequest<unknown, unknown>, unknown>();
+    for (const { request: resourceRequest, source } of program.resources) {
+      const label = `${resourceRequest.binding.name} resource of ${source.kind === "agent" ? "the agent" : `capability "${source.name}"`}`;
+      const lease = await owner.acquire(label, () =>
+        resourceRequest.binding.acquire(resolveResourceSpec(resourceRequest.spec, params), {
+          signal: acquireSignal,
+          sessionId,
+          params,
+        }),
+      );
+      resources.set(resourceRequest, lease.value);
+    }
+
+    const openingRecord: SessionOpenRecord = {
+      kind: "session-open",
+      formatVersion: sessionLogFormatVersion,
+      sessionId,
+      agentId: agent.id,
+      params,
+    };
+    // A new Session is saved now when it has params, otherwise with its first Run.
+    let pendingOpening: SessionOpenRecord | undefined = opening ? undefined : openingRecord;
+    const core: SessionCore = {
+      agent,
+      program,
+      sessionId,
+      params,
+      history,
+      tools,
+      model,
+      registry,
+      policy: { hooks: registry.hooks.toolPermission, preset: request.preset, approval: registry.approval },
+      resources,
+      limits: request.limits,
+      async persist(records: readonly SessionRecord[]) {
+        const batch = pendingOpening ? [pendingOpening, ...records] : records;
+        if (log) await log.append(batch);
+        pendingOpening = undefined;
+        for (const record of batch) history.apply(record);
+      },
+    };
+    // The initial projection proves every section and `enabled` function runs on the acquired resources.
+    projectTurn(program, turnContext(core, 0));
+    if (pendingOpening && Object.keys(params).length > 0) await core.persist([]);
+    if (signal?.aborted) throw new RunAbortedError("Opening the Session was aborted.", { cause: signal.reason });
+    return { core, owner, log, created: !opening, sandbox };
+  } catch (error) {
+    await owner.releaseAll().catch(() => undefined);
+    await log?.close().catch(() => undefined);
+    throw error;
+  }
+}
