@@ -1,0 +1,165 @@
+import { type SessionRecord, sessionLogFormatVersion, sessionRecordKinds } from "./records.js";
+
+// Minimal shape checks, shared by the file reader and by both stores' `append`. They check
+// what a fold over the log relies on (the kind, ids, turn numbers, the presence of nested
+// objects) and stop there: nested content is the Session's business, and checking it deeply
+// here would make every reopen pay for it.
+
+type Fields = Record<string, unknown>;
+
+function isObject(value: unknown): value is Fields {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isTurn(value: unknown): boolean {
+  return typeof value === "number" && Number.isInteger(value) && value >= 0;
+}
+
+/** The first required field of `fields` that is not a string, or undefined. */
+function missingString(record: Fields, ...fields: readonly string[]): string | undefined {
+  for (const field of fields) if (typeof record[field] !== "string") return `"${field}" is not a string`;
+  return undefined;
+}
+
+function checkSessionOpen(record: Fields): string | undefined {
+  const version = record.formatVersion;
+  if (typeof version !== "number" || !Number.isInteger(version) || version < 1) {
+    return '"formatVersion" is not a positive integer';
+  }
+  return (
+    missingString(record, "sessionId", "agentId") ?? (isObject(record.params) ? undefined : '"params" is not an object')
+  );
+}
+
+function checkRunStart(record: Fields): string | undefined {
+  return missingString(record, "runId") ?? (Array.isArray(record.input) ? undefined : '"input" is not an array');
+}
+
+function checkAssistantMessage(record: Fields): string | undefined {
+  const problem = missingString(record, "runId", "stopReason", "model");
+  if (problem !== undefined) return problem;
+  if (!isTurn(record.turn)) return '"turn" is not a non-negative integer';
+  const message = record.message;
+  if (!isObject(message) || !Array.isArray(message.content) || !Array.isArray(message.toolCalls)) {
+    return '"message" is not an assistant message with "content" and "toolCalls" arrays';
+  }
+  if (record.usage !== undefined && !isObject(record.usage)) return '"usage" is not an object';
+  return undefined;
+}
+
+function checkToolStart(record: Fields): string | undefined {
+  const problem = missingString(record, "runId");
+  if (problem !== undefined) return problem;
+  if (!isTurn(record.turn)) return '"turn" is not a non-negative integer';
+  const call = record.toolCall;
+  if (!isObject(call) || typeof call.id !== "string" || typeof call.name !== "string") {
+    return '"toolCall" is not a tool call with string "id" and "name"';
+  }
+  return undefined;
+}
+
+function checkToolEnd(record: Fields): string | undefined {
+  const problem = missingString(record, "runId", "toolCallId", "toolName");
+  if (problem !== undefined) return problem;
+  if (!isTurn(record.turn)) return '"turn" is not a non-negative integer';
+  if (record.input === undefined) return '"input" is missing';
+  const result = record.result;
+  if (!isObject(result) || !Array.isArray(result.content) || typeof result.isError !== "boolean") {
+    return '"result" is not a tool result with a "content" array and a boolean "isError"';
+  }
+  return undefined;
+}
+
+const runEndStatuses: ReadonlySet<unknown> = new Set(["completed", "aborted", "failed"]);
+
+function checkRunEnd(record: Fields): string | undefined {
+  const problem = missingString(record, "runId");
+  if (problem !== undefined) return problem;
+  if (!runEndStatuses.has(record.status)) return '"status" is not "completed", "aborted" or "failed"';
+  const error = record.error;
+  if (
+    error !== undefined &&
+    (!isObject(error) || typeof error.code !== "string" || typeof error.message !== "string")
+  ) {
+    return '"error" is not an error with string "code" and "message"';
+  }
+  return undefined;
+}
+
+const checks: Readonly<Record<string, (record: Fields) => string | undefined>> = {
+  "session-open": checkSessionOpen,
+  "run-start": checkRunStart,
+  "assistant-message": checkAssistantMessage,
+  "tool-start": checkToolStart,
+  "tool-end": checkToolEnd,
+  "run-end": checkRunEnd,
+};
+
+/**
+ * Says what is wrong with a value that should be a session record (an unknown kind, or a
+ * required field missing or of the wrong type), or returns undefined when it has the shape
+ * of its kind. Nested content (message blocks, tool inputs) is not checked.
+ */
+export function describeInvalidRecord(value: unknown): string | undefined {
+  if (!isObject(value)) return "the record is not an object";
+  const kind = value.kind;
+  if (typeof kind !== "string" || !sessionRecordKinds.has(kind)) {
+    return `the record kind ${JSON.stringify(kind) ?? "undefined"} is unknown`;
+  }
+  const check = checks[kind];
+  const problem = check === undefined ? undefined : check(value);
+  return problem === undefined ? undefined : `the ${kind} record is malformed: ${problem}`;
+}
+
+/** Why a well-shaped record cannot stand at its place in a log, with the error code that says so. */
+export interface PlacementProblem {
+  readonly code: "session_log_corrupt" | "session_log_unsupported";
+  readonly problem: string;
+}
+
+/**
+ * Checks a record's place in its log: the first record (index 0) must be a `session-open`
+ * whose `formatVersion` is at most {@link sessionLogFormatVersion}; no later record may be a
+ * `session-open`. Returns undefined when the place is right.
+ */
+export function checkRecordPlacement(record: SessionRecord, index: number): PlacementProblem | undefined {
+  if (index === 0) {
+    if (record.kind !== "session-open") {
+      return { code: "session_log_corrupt", problem: `the first record is ${record.kind}, not session-open` };
+    }
+    if (record.formatVersion > sessionLogFormatVersion) {
+      return {
+        code: "session_log_unsupported",
+        problem: `the log has format version ${record.formatVersion}; this reader supports up to ${sessionLogFormatVersion}`,
+      };
+    }
+    return undefined;
+  }
+  if (record.kind === "session-open") {
+    return { code: "session_log_corrupt", problem: "a session-open record appears after the first record" };
+  }
+  return undefined;
+}
+
+/** The first record of an append that cannot be written, and why. */
+export interface AppendProblem extends PlacementProblem {
+  /** Its 0-based position in the whole log. */
+  readonly index: number;
+}
+
+/**
+ * Checks records about to be appended to a log that already has `countBefore` records: each
+ * must have the shape of its kind and stand at a valid place. Writing them anyway would leave
+ * a log that its next open refuses.
+ */
+export function checkAppend(records: readonly unknown[], countBefore: number): AppendProblem | undefined {
+  for (let offset = 0; offset < records.length; offset++) {
+    const index = countBefore + offset;
+    const record = records[offset];
+    const problem = describeInvalidRecord(record);
+    if (problem !== undefined) return { code: "session_log_corrupt", problem, index };
+    const placement = checkRecordPlacement(record as SessionRecord, index);
+    if (placement !== undefined) return { ...placement, index };
+  }
+  return undefined;
+}
