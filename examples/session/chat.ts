@@ -6,10 +6,11 @@
 //
 // SESSION_DIRECTORY chooses where Sessions are saved (default ./.castellan-sessions) and
 // SESSION_ID which one to continue (default "chat").
+
+import { pathToFileURL } from "node:url";
 import { defineAgent } from "@castellan/harness";
 import { offline } from "@castellan/models/offline";
 import { createFileSessionStore, openSession } from "@castellan/node-runner";
-import { pathToFileURL } from "node:url";
 
 const model = offline();
 

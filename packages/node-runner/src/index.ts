@@ -21,6 +21,12 @@ export {
 } from "./errors.js";
 export { unrecordedOutcome } from "./history/session-history.js";
 export { type PermissionOutcome, presetDecision } from "./permissions/decide.js";
+export {
+  TerminalApprovalError,
+  type TerminalApprovalOptions,
+  type TerminalApprovalPlugin,
+  terminalApproval,
+} from "./permissions/terminal-approval.js";
 export type {
   ParentToolCall,
   PermissionPreset,
@@ -58,3 +64,4 @@ export { SkillsUnavailableError } from "./session/admit.js";
 export { type OpenSessionOptions, openSession } from "./session/open-session.js";
 export type { RunInput, RunOptions, Session } from "./session/session.js";
 export type { RunLimits } from "./session/session-core.js";
+export * from "./store/index.js";
