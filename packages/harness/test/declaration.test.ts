@@ -79,7 +79,7 @@ describe("defineTool", () => {
     expect(Object.isFrozen(tool.inputSchema)).toBe(true);
   });
 
-  it.each([
+  it.each<[string, unknown]>([
     ["a name with spaces", { name: "do it", description: "", execute: () => "" }],
     ["a name over 64 characters", { name: "x".repeat(65), description: "", execute: () => "" }],
     ["no execute", { name: "x", description: "" }],

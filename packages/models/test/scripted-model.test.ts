@@ -70,7 +70,7 @@ describe("scriptedModel", () => {
     expect(past).toHaveLength(1);
     expect(past[0]?.type).toBe("error");
     expect((past[0] as { error: Error }).error).toBeInstanceOf(ScriptExhaustedError);
-    expect((past[0] as { error: ScriptExhaustedError }).error.code).toBe("script_exhausted");
+    expect((past[0] as unknown as { error: ScriptExhaustedError }).error.code).toBe("script_exhausted");
     expect(model.remaining).toBe(0);
   });
 
