@@ -69,7 +69,7 @@ export async function admitSession(request: AdmissionRequest): Promise<AdmittedS
       params = opening.params;
       if (request.params !== undefined) assertSameParams(params, admitParams(request.params, agent), sessionId);
     } else {
-      params = admitParams(request.params ?? {}, agent);
+      params = admitParams(request.params === undefined ? {} : request.params, agent);
     }
     assertDeclaredParams(params, agent);
 

@@ -62,14 +62,17 @@ export class NodeSession implements Session {
     );
     const signal = signals.length === 1 ? (signals[0] as AbortSignal) : AbortSignal.any(signals);
     const runId = crypto.randomUUID();
-    const run = new RunHandle(runId, (emit) => executeRun(this.admitted.core, { runId, input: content, signal }, emit));
-    const active = run.result;
-    this.active = active;
-    active
-      .catch(() => undefined)
-      .finally(() => {
+    let active: Promise<RunResult> | undefined;
+    const run = new RunHandle(runId, async (emit) => {
+      try {
+        return await executeRun(this.admitted.core, { runId, input: content, signal }, emit);
+      } finally {
+        // Cleared before `result` settles, so whoever awaits it can start the next Run at once.
         if (this.active === active) this.active = undefined;
-      });
+      }
+    });
+    active = run.result;
+    this.active = active;
     return run;
   }
 
