@@ -59,6 +59,6 @@ export interface ToolContext extends TurnContext {
   readonly toolCallId: string;
   readonly toolName: string;
   readonly agent: AgentIdentity;
-  /** Aborted when the Run is aborted or the Session closes; stop work and return soon. */
+  /** Aborted when the Run is aborted; stop work and return soon. (Closing a Session waits for its Run instead.) */
   readonly signal: AbortSignal;
 }

@@ -1,7 +1,7 @@
 import { defineAgent, defineTool, type RunEvent } from "@castellan/harness";
 import { scriptedModel } from "@castellan/models/testing";
 import { describe, expect, it } from "vitest";
-import { createNodeRunner, openSession } from "../src/index.js";
+import { createMemorySessionStore, openSession } from "../src/index.js";
 
 const echoTool = defineTool({
   name: "echo",
@@ -54,5 +54,51 @@ describe("the turn loop", () => {
     } finally {
       await session.close();
     }
+  });
+
+  it("settles an aborted Run even when the model adapter ignores its signal", async () => {
+    let returned = false;
+    const deaf = {
+      specifier: "test/deaf",
+      contextWindow: 1000,
+      stream: () => ({
+        [Symbol.asyncIterator]: () => ({
+          next: () => new Promise<IteratorResult<never>>(() => undefined),
+          return: async () => {
+            returned = true;
+            return { done: true as const, value: undefined };
+          },
+        }),
+      }),
+    };
+    const session = await openSession({ agent: defineAgent("test.deaf", { model: deaf }) });
+    try {
+      const controller = new AbortController();
+      const run = session.run("hello", { signal: controller.signal });
+      setImmediate(() => controller.abort());
+      await expect(run.result).rejects.toMatchObject({ code: "run_aborted" });
+      expect(returned).toBe(true);
+    } finally {
+      await session.close();
+    }
+  });
+
+  it("reports a Run aborted before it started with run-end alone and saves nothing", async () => {
+    const model = scriptedModel([]);
+    const store = createMemorySessionStore();
+    const session = await openSession({ agent: defineAgent("test.early", { model }), id: "early", store });
+    try {
+      const run = session.run("hello", { signal: AbortSignal.abort() });
+      const kinds: string[] = [];
+      for await (const event of run) kinds.push(event.kind);
+      expect(kinds).toEqual(["run-end"]);
+      await expect(run.result).rejects.toMatchObject({ code: "run_aborted" });
+      expect(model.requests).toHaveLength(0);
+    } finally {
+      await session.close();
+    }
+    const log = await store.open("early");
+    expect(log.records).toEqual([]);
+    await log.close();
   });
 });

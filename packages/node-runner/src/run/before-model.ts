@@ -18,28 +18,33 @@ export async function applyBeforeModel(
   projected: ModelRequest,
   info: TurnInfo,
 ): Promise<ModelRequest> {
+  if (hooks.length === 0) return projected;
+  // Snapshot the contract first: a hook may mutate the request it was given in place.
+  const expected = toolContract(projected);
   let request = projected;
   for (const hook of hooks) {
     const rewritten = await hook(request, info);
-    if (rewritten === undefined || rewritten === null) continue;
-    if (!sameTools(projected, rewritten)) {
+    if (rewritten !== undefined && rewritten !== null) request = rewritten;
+    if (!isRequestShape(request) || toolContract(request) !== expected) {
       throw new BeforeModelHookError(
-        "A beforeModel hook changed the projected tools; hooks may rewrite messages but must keep the tool list and contracts.",
+        "A beforeModel hook changed the projected tools or returned a malformed request; hooks may rewrite messages but must keep the tool list and contracts.",
       );
     }
-    request = rewritten;
   }
   return request;
 }
 
-function sameTools(expected: ModelRequest, actual: ModelRequest): boolean {
-  if (!Array.isArray(actual.messages) || typeof actual.system !== "string") return false;
-  if (actual.tools.length !== expected.tools.length || actual.hostedTools.length !== expected.hostedTools.length) {
-    return false;
-  }
-  const same = (left: unknown, right: unknown) => JSON.stringify(left) === JSON.stringify(right);
+function isRequestShape(request: ModelRequest): boolean {
   return (
-    expected.tools.every((tool, index) => same(tool, actual.tools[index])) &&
-    expected.hostedTools.every((tool, index) => same(tool, actual.hostedTools[index]))
+    request !== null &&
+    typeof request === "object" &&
+    Array.isArray(request.messages) &&
+    typeof request.system === "string" &&
+    Array.isArray(request.tools) &&
+    Array.isArray(request.hostedTools)
   );
+}
+
+function toolContract(request: ModelRequest): string {
+  return JSON.stringify([request.tools, request.hostedTools]);
 }

@@ -34,10 +34,12 @@ export async function executeRun(
 ): Promise<RunResult> {
   const { runId, input, signal } = run;
   let turns = 0;
+  let started = false;
   const usage = { inputTokens: 0, outputTokens: 0 };
   try {
     if (signal.aborted) throw new RunAbortedError();
     await core.persist([{ kind: "run-start", runId, input }]);
+    started = true;
     emit({ kind: "run-start", runId, sessionId: core.sessionId, input });
     while (true) {
       if (signal.aborted) throw new RunAbortedError();
@@ -107,8 +109,8 @@ export async function executeRun(
         : caught;
     const status = error instanceof RunAbortedError ? "aborted" : "failed";
     const info = errorInfo(error);
-    // Record how the Run ended where the log still accepts it; the original error is what the caller gets.
-    await core.persist([{ kind: "run-end", runId, status, error: info }]).catch(() => undefined);
+    // Record how a started Run ended, where the log still accepts it; the original error is what the caller gets.
+    if (started) await core.persist([{ kind: "run-end", runId, status, error: info }]).catch(() => undefined);
     emit({ kind: "run-end", runId, status, error: info });
     throw error;
   }

@@ -34,7 +34,7 @@ export async function streamModelTurn(
   };
 
   try {
-    for await (const event of model.stream(request, { signal })) {
+    for await (const event of untilAborted(model.stream(request, { signal }), signal)) {
       if (stopReason !== undefined) throw new ModelCallError(`Model "${model.specifier}" sent an event after finish.`);
       switch (event?.type) {
         case "text-delta":
@@ -98,4 +98,34 @@ export async function streamModelTurn(
     throw new ModelCallError(`Model "${model.specifier}" ended its stream without finishing.`);
   flushText();
   return { message: { role: "assistant", content, toolCalls }, stopReason, usage };
+}
+
+/**
+ * Iterates a model stream but stops waiting as soon as the signal aborts, so an adapter that
+ * ignores its signal cannot hold the Run; the stream is then told to return.
+ */
+async function* untilAborted<Event>(stream: AsyncIterable<Event>, signal: AbortSignal): AsyncGenerator<Event> {
+  const iterator = stream[Symbol.asyncIterator]();
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<"aborted">((resolve) => {
+    onAbort = () => resolve("aborted");
+    if (signal.aborted) resolve("aborted");
+    else signal.addEventListener("abort", onAbort, { once: true });
+  });
+  let finished = false;
+  try {
+    while (true) {
+      const next = await Promise.race([iterator.next(), aborted]);
+      if (next === "aborted") throw new RunAbortedError();
+      if (next.done) {
+        finished = true;
+        return;
+      }
+      yield next.value;
+    }
+  } finally {
+    if (onAbort) signal.removeEventListener("abort", onAbort);
+    // Tell an unfinished stream to stop; an adapter that never settles is not awaited.
+    if (!finished) void Promise.resolve(iterator.return?.()).catch(() => undefined);
+  }
 }
