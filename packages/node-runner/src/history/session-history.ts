@@ -83,7 +83,8 @@ export class SessionHistory {
 
   /** Settled receipts of a tool, oldest first. */
   toolCalls(name: string): readonly ToolReceipt[] {
-    return this.receipts.get(name) ?? [];
+    // A frozen copy: the caller keeps a snapshot, and cannot alter the Session's receipts.
+    return Object.freeze(this.receipts.get(name)?.slice() ?? []);
   }
 
   /** The id of the most recent Run, if any. */
