@@ -41,8 +41,12 @@ export class ParamsError extends CastellanError {
 
 /** A model name cannot be resolved, or model registrations conflict. */
 export class ModelResolutionError extends CastellanError {
-  constructor(code: "model_not_found" | "model_ambiguous" | "model_registration", message: string) {
-    super(code, message);
+  constructor(
+    code: "model_not_found" | "model_ambiguous" | "model_registration" | "model_resolution_failed",
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(code, message, options);
   }
 }
 

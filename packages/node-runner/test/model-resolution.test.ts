@@ -379,7 +379,7 @@ describe("a model resolver", () => {
       const { events, error } = await drain(run);
       expect(error).toBeInstanceOf(ModelResolutionError);
       const code = (error as CastellanError).code;
-      expect(typeof code).toBe("string");
+      expect(code).toBe("model_resolution_failed");
       expect(events.at(-1)).toMatchObject({ kind: "run-end", status: "failed", error: { code } });
       // The Session survives a failed Run.
       expect(() => session.run("again")).not.toThrow();
@@ -405,9 +405,11 @@ describe("a model resolver", () => {
     try {
       const session = await runner.createSession();
       const { events, error } = await drain(session.run("hi"));
-      expect(error).toBeInstanceOf(Error);
+      expect(error).toMatchObject({ code: "model_resolution_failed" });
+      expect((error as Error).cause).toMatchObject({ message: "account locked" });
       expect(events.at(-1)).toMatchObject({ kind: "run-end", status: "failed" });
       const end = events.at(-1) as Extract<RunEvent, { kind: "run-end"; error: unknown }>;
+      expect(end.error).toMatchObject({ code: "model_resolution_failed" });
       expect(end.error.message).toContain("account locked");
     } finally {
       await runner.close();

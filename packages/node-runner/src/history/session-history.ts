@@ -65,8 +65,9 @@ export class SessionHistory {
         const receipt: ToolReceipt = deepFreeze({
           toolCallId: record.toolCallId,
           name: record.toolName,
-          input: structuredClone(record.input),
-          result: structuredClone(record.result),
+          // Records are not changed after they are saved, so the receipt shares (and freezes) their values.
+          input: record.input,
+          result: record.result,
           ok: !record.result.isError,
           runId: record.runId,
           turn: record.turn,

@@ -1,7 +1,7 @@
-import type { Agent } from "@castellan/harness";
+import type { Agent, ModelRuntime } from "@castellan/harness";
 import { ModelResolutionError } from "../errors.js";
 import type { Registry } from "../plugins/registry.js";
-import { assertModelRuntime, type BoundModel, bindModel } from "./bound-model.js";
+import { type BoundModel, bindModel } from "./bound-model.js";
 
 /** How a Session gets its model for each model call. */
 export interface SessionModel {
@@ -36,9 +36,23 @@ export function resolveSessionModel(agent: Agent, registry: Registry): SessionMo
     return {
       name: declared,
       async resolve({ sessionId, runId, signal }) {
-        const runtime = await resolver.resolve({ name: declared, sessionId, runId, signal });
-        assertModelRuntime(runtime, `The model resolver's answer for "${declared}"`);
-        return bindModel(runtime, declared);
+        let runtime: unknown;
+        try {
+          runtime = await resolver.resolve({ name: declared, sessionId, runId, signal });
+        } catch (error) {
+          throw new ModelResolutionError(
+            "model_resolution_failed",
+            `The model resolver failed for "${declared}": ${error instanceof Error ? error.message : String(error)}`,
+            { cause: error },
+          );
+        }
+        if (runtime === null || typeof runtime !== "object" || typeof (runtime as ModelRuntime).stream !== "function") {
+          throw new ModelResolutionError(
+            "model_resolution_failed",
+            `The model resolver's answer for "${declared}" is not a model runtime (it needs a stream method).`,
+          );
+        }
+        return bindModel(runtime as ModelRuntime, declared);
       },
     };
   }

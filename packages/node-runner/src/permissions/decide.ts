@@ -62,6 +62,9 @@ export async function decidePermission(
     if (!answer || answer.decision === "defer") continue;
     if (!strongest || rank[answer.decision] > rank[strongest.decision]) {
       strongest = { decision: answer.decision, ...(answer.reason ? { reason: answer.reason } : {}) };
+    } else if (answer.decision === strongest.decision && !strongest.reason && answer.reason) {
+      // Among equal decisions the first reason given explains the outcome.
+      strongest.reason = answer.reason;
     }
   }
   const decidedBy: PermissionSource = strongest ? "hook" : "preset";
