@@ -101,4 +101,32 @@ describe("the turn loop", () => {
     expect(log.records).toEqual([]);
     await log.close();
   });
+
+  it("settles an aborted Run even when an approval adapter ignores its signal", async () => {
+    let asked = 0;
+    const model = scriptedModel([{ toolCalls: [{ name: "write", input: {} }] }]);
+    const write = defineTool({ name: "write", description: "Write", execute: () => "written" });
+    const session = await openSession({
+      agent: defineAgent("test.deaf-approval", { model, tools: [write] }),
+      approval: {
+        name: "deaf",
+        apply: (host) =>
+          host.registerApproval({
+            request: () => {
+              asked++;
+              controller.abort();
+              return new Promise(() => undefined);
+            },
+          }),
+      },
+    });
+    const controller = new AbortController();
+    try {
+      const run = session.run("write it", { signal: controller.signal });
+      await expect(run.result).rejects.toMatchObject({ code: "run_aborted" });
+      expect(asked).toBe(1);
+    } finally {
+      await session.close();
+    }
+  });
 });

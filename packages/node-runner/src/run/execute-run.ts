@@ -10,6 +10,7 @@ import type {
 import { CastellanError, projectTurn, textOf } from "@castellan/harness";
 import { RunAbortedError } from "../errors.js";
 import { type Emit, type SessionCore, turnContext } from "../session/session-core.js";
+import { abortable } from "../util/abortable.js";
 import { applyBeforeModel } from "./before-model.js";
 import { streamModelTurn } from "./model-turn.js";
 import { runToolBatch } from "./tool-batch.js";
@@ -46,7 +47,7 @@ export async function executeRun(
       if (turns >= core.limits.maxTurns) throw new MaxTurnsError(core.limits.maxTurns);
       const turn = ++turns;
       const info = { agent: { id: core.agent.id }, sessionId: core.sessionId, runId, turn };
-      for (const hook of core.registry.hooks.turnStart) await hook(info);
+      for (const hook of core.registry.hooks.turnStart) await abortable(Promise.resolve(hook(info)), signal);
       emit({ kind: "turn-start", runId, turn });
 
       const projection = projectTurn(core.program, turnContext(core, turn));
@@ -68,8 +69,8 @@ export async function executeRun(
         tools,
         hostedTools,
       };
-      const request = await applyBeforeModel(core.registry.hooks.beforeModel, projected, info);
-      const model = await core.model.resolve({ sessionId: core.sessionId, runId, signal });
+      const request = await abortable(applyBeforeModel(core.registry.hooks.beforeModel, projected, info), signal);
+      const model = await abortable(core.model.resolve({ sessionId: core.sessionId, runId, signal }), signal);
       const answer = await streamModelTurn(model, request, { runId, turn, signal, emit });
       if (answer.usage) addUsage(usage, answer.usage);
       await core.persist([

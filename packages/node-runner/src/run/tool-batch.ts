@@ -5,6 +5,7 @@ import { type Emit, type SessionCore, turnContext } from "../session/session-cor
 import type { SessionRecord } from "../store/records.js";
 import type { BoundTool } from "../tools/bind-tools.js";
 import { errorResult, toToolResult } from "../tools/tool-output.js";
+import { abortable } from "../util/abortable.js";
 
 type LocalTool = Extract<BoundTool, { kind: "local" }>;
 
@@ -155,7 +156,10 @@ async function decide(
   };
   let outcome: Awaited<ReturnType<typeof decidePermission>>;
   try {
-    outcome = await decidePermission(request, core.policy, { description: item.tool.tool.description, signal });
+    outcome = await abortable(
+      decidePermission(request, core.policy, { description: item.tool.tool.description, signal }),
+      signal,
+    );
   } catch (error) {
     if (signal.aborted) return errorResult("Not run: the run was aborted while the call awaited approval.");
     outcome = {
