@@ -9,6 +9,7 @@ export default defineConfig({
       "bench/**/*.test.ts",
     ],
     exclude: ["**/node_modules/**", "**/dist/**"],
+    reporters: ["default", "./scripts/summary-reporter.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },
