@@ -61,4 +61,21 @@ export interface ToolContext extends TurnContext {
   readonly agent: AgentIdentity;
   /** Aborted when the Run is aborted; stop work and return soon. (Closing a Session waits for its Run instead.) */
   readonly signal: AbortSignal;
+  /**
+   * Stable for this call across retries and restarts: hand it to outside services that
+   * deduplicate requests, so a retried call has its effect once.
+   */
+  readonly idempotencyKey: string;
+  /**
+   * Committed state with this batch's earlier writes over it. (`TurnContext.state` in
+   * sections and `enabled` shows committed state only.)
+   */
+  readonly state: StateView;
+  /**
+   * Queues a state update: a patch of declared keys with JSON values, or a function of the
+   * latest state returning one. Later tools of the batch see it; it commits when the batch
+   * settles, and is discarded if the Run is aborted or fails first. Throws on an undeclared
+   * key or a non-JSON value.
+   */
+  setState(update: StateUpdate): void;
 }

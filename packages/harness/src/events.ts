@@ -71,6 +71,36 @@ export type RunEvent =
       readonly result: ToolResult;
     })
   | (TurnScoped & { readonly kind: "turn-end" })
+  | (TurnScoped & {
+      readonly kind: "state-changed";
+      readonly source: "host" | "tool";
+      readonly changes: Readonly<Record<string, JsonValue>>;
+    })
+  | (RunScoped & { readonly kind: "run-input"; readonly input: readonly ContentBlock[] })
+  | (RunScoped & { readonly kind: "run-resume" })
+  | (RunScoped & {
+      readonly kind: "run-interrupted";
+      /** The earlier Run that stopped without settling, now settled as interrupted. */
+      readonly interruptedRunId: string;
+      /** Its calls that had no receipt: `unknown` ones may have run; `not-run` ones never started. */
+      readonly toolCalls: readonly {
+        readonly toolCallId: string;
+        readonly toolName: string;
+        readonly outcome: "unknown" | "not-run";
+      }[];
+    })
+  | (RunScoped & {
+      readonly kind: "compaction-start";
+      readonly reason: "budget" | "manual";
+      readonly tokensBefore: number;
+    })
+  | (RunScoped & {
+      readonly kind: "compaction-end";
+      readonly keptMessages: number;
+      readonly tokensBefore: number;
+      readonly tokensAfter: number;
+    })
+  | (RunScoped & { readonly kind: "hook-failed"; readonly hook: string; readonly error: ErrorInfo })
   | (RunScoped & { readonly kind: "run-end"; readonly status: "completed"; readonly result: RunResult })
   | (RunScoped & { readonly kind: "run-end"; readonly status: "aborted" | "failed"; readonly error: ErrorInfo });
 

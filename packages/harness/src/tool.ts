@@ -25,6 +25,13 @@ export interface ToolDefinition<Input = any> {
   readonly inputSchema?: JsonObject;
   /** Declare only when the whole tool has no effects: read-only tools may run in parallel and are allowed by every preset. Default false. */
   readonly readOnly?: boolean;
+  /**
+   * Declare when running the call twice has the effect of running it once (usually because
+   * it passes `ctx.idempotencyKey` to the service it calls). Only such a call may be retried
+   * when an interrupted Run is resumed; any other call without a receipt is settled as
+   * "outcome unknown". Default false.
+   */
+  readonly idempotent?: boolean;
   /** Whether the model sees the tool this turn. Default true. */
   readonly enabled?: Enabled;
   execute(input: Input, ctx: ToolContext): Promise<ToolOutput> | ToolOutput;
@@ -35,6 +42,7 @@ export interface Tool<Input = any> extends ToolDefinition<Input> {
   readonly kind: "tool";
   readonly inputSchema: JsonObject;
   readonly readOnly: boolean;
+  readonly idempotent: boolean;
 }
 
 /** A reference to a tool the host registers (`host.registerTool`, `host.registerHostedTool`). */
@@ -68,6 +76,9 @@ export function defineTool<Input = any>(definition: ToolDefinition<Input>): Tool
   if (definition.readOnly !== undefined && typeof definition.readOnly !== "boolean") {
     throw new DeclarationError(`${where}: readOnly must be a boolean.`);
   }
+  if (definition.idempotent !== undefined && typeof definition.idempotent !== "boolean") {
+    throw new DeclarationError(`${where}: idempotent must be a boolean.`);
+  }
   const inputSchema = definition.inputSchema ?? { type: "object", properties: {} };
   if (inputSchema === null || typeof inputSchema !== "object" || Array.isArray(inputSchema)) {
     throw new DeclarationError(`${where}: inputSchema must be a JSON Schema object.`);
@@ -82,6 +93,7 @@ export function defineTool<Input = any>(definition: ToolDefinition<Input>): Tool
     kind: "tool",
     inputSchema: deepFreeze(structuredClone(inputSchema)),
     readOnly: definition.readOnly ?? false,
+    idempotent: definition.idempotent ?? false,
   } as Tool<Input>);
 }
 

@@ -75,6 +75,7 @@ describe("defineTool", () => {
     const tool = defineTool({ name: "ping", description: "Ping", execute: () => "pong" });
     expect(tool.inputSchema).toEqual({ type: "object", properties: {} });
     expect(tool.readOnly).toBe(false);
+    expect(tool.idempotent).toBe(false);
     expect(Object.isFrozen(tool)).toBe(true);
     expect(Object.isFrozen(tool.inputSchema)).toBe(true);
   });

@@ -80,7 +80,10 @@ export class ModelCallError extends CastellanError {
 
 /** The Session cannot take this call in its current state (closed, or a Run already active). */
 export class SessionStateError extends CastellanError {
-  constructor(code: "session_closed" | "run_active", message: string) {
+  constructor(
+    code: "session_closed" | "run_active" | "run_ended" | "nothing_to_resume" | "approval_not_pending",
+    message: string,
+  ) {
     super(code, message);
   }
 }

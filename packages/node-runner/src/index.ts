@@ -20,6 +20,8 @@ export {
   ToolBindingError,
 } from "./errors.js";
 export { unrecordedOutcome } from "./history/session-history.js";
+export type { StateWrite } from "./history/state-fold.js";
+export type { UsageEntry, UsageReport, UsageTotals } from "./history/usage-ledger.js";
 export { type PermissionOutcome, presetDecision } from "./permissions/decide.js";
 export {
   TerminalApprovalError,
@@ -51,9 +53,12 @@ export type {
   TurnInfo,
   TurnStartHook,
 } from "./plugins/types.js";
+export { StateError } from "./run/batch-state.js";
 export { BeforeModelHookError } from "./run/before-model.js";
+export { CompactionError, type CompactionOutcome } from "./run/compaction.js";
 export { MaxTurnsError } from "./run/execute-run.js";
 export type { Run } from "./run/run.js";
+export { BudgetExceededError, type UsageBudget } from "./run/usage-budget.js";
 export {
   type CreateSessionOptions,
   createNodeRunner,
@@ -61,6 +66,17 @@ export {
   type NodeRunnerOptions,
 } from "./runner/create-node-runner.js";
 export { SkillsUnavailableError } from "./session/admit.js";
+export type {
+  InspectedDeclaration,
+  InspectedProjection,
+  InspectedSection,
+  InspectedTool,
+  InspectedTurn,
+  ProjectionChanges,
+  SectionPlacement,
+  SessionInspection,
+} from "./session/inspection.js";
+export type { InterruptedRun, PendingApproval, UnsettledCall } from "./session/interruption.js";
 export { type OpenSessionOptions, openSession } from "./session/open-session.js";
 export type { RunInput, RunOptions, Session } from "./session/session.js";
 export type { RunLimits } from "./session/session-core.js";

@@ -1,26 +1,61 @@
-import type { Message, ToolCall, ToolReceipt } from "@castellan/harness";
+import type { JsonValue, Message, ToolCall, ToolReceipt } from "@castellan/harness";
 import { deepFreeze } from "@castellan/harness";
 import { SessionLogError } from "../errors.js";
-import type { SessionOpenRecord, SessionRecord } from "../store/records.js";
+import type {
+  ApprovalAnswerRecord,
+  ApprovalRequestRecord,
+  SessionOpenRecord,
+  SessionRecord,
+} from "../store/records.js";
+import { StateFold } from "./state-fold.js";
+import { estimateMessageTokens } from "./token-estimate.js";
+import { UsageLedger } from "./usage-ledger.js";
 
 /** The text given to the model for a call whose outcome was never recorded. */
 export const unrecordedOutcome =
   "No result was recorded for this call: its run was interrupted before the call settled, so its outcome is unknown.";
 
+/** A tool call of the latest assistant message that has no receipt yet. */
+export interface OpenCall {
+  readonly call: ToolCall;
+  readonly runId: string;
+  readonly turn: number;
+  /** Its intent (tool-start) was saved: it may have run. */
+  started: boolean;
+  approval?: { readonly request: ApprovalRequestRecord; answer?: ApprovalAnswerRecord };
+}
+
+/** The Run whose `run-end` has not been saved yet. */
+export interface ActiveRunFacts {
+  readonly runId: string;
+  /** The last turn whose model answer was saved (0 before the first). */
+  turn: number;
+  /** A tool batch started and has not settled. */
+  batchOpen: boolean;
+}
+
 /**
- * The fold of a Session's records: the conversation as the model sees it, the receipts, and
- * the Session's identity. Applying a record is O(1), so replay is linear and each turn's
+ * The fold of a Session's records: the conversation as the model sees it (from the last
+ * compaction on), receipts, state, usage, open calls, and the unfinished Run. Applying a
+ * record is O(1) (a compaction is O(kept messages)), so replay is linear and each turn's
  * bookkeeping does not grow with history.
  */
 export class SessionHistory {
   opening: SessionOpenRecord | undefined;
-  /** The conversation; grows by appending only. */
-  readonly messages: Message[] = [];
+  /** What the model is sent: a compaction summary, if any, then the messages after it. */
+  messages: Message[] = [];
+  /** The estimated tokens of `messages`. */
+  estimatedTokens = 0;
   /** How many Runs were started. */
   runCount = 0;
+  compactions = 0;
+  /** The Run without a saved `run-end`, if any. */
+  activeRun: ActiveRunFacts | undefined;
+  readonly state = new StateFold();
+  readonly usage = new UsageLedger();
   private readonly receipts = new Map<string, ToolReceipt[]>();
-  /** Tool calls of the latest assistant message that have no receipt yet, by id. */
-  private readonly open = new Map<string, ToolCall>();
+  /** Calls of the latest assistant message without a receipt, in call order. */
+  readonly open = new Map<string, OpenCall>();
   private lastRunId: string | undefined;
 
   /** Folds one record in; throws SessionLogError when it does not fit the history before it. */
@@ -31,60 +66,118 @@ export class SessionHistory {
         this.opening = record;
         return;
       case "run-start":
+        if (this.activeRun) throw this.fault(`run-start while run "${this.activeRun.runId}" has no run-end`, position);
         this.settleUnrecorded();
         this.runCount++;
         this.lastRunId = record.runId;
-        this.messages.push({ role: "user", content: record.input });
+        this.activeRun = { runId: record.runId, turn: 0, batchOpen: false };
+        this.push({ role: "user", content: record.input });
+        return;
+      case "run-input":
+        this.expectActive(record.runId, position);
+        this.settleUnrecorded();
+        this.push({ role: "user", content: record.input });
+        return;
+      case "run-resume":
+        this.expectActive(record.runId, position);
         return;
       case "assistant-message":
+        this.expectActive(record.runId, position);
         this.settleUnrecorded();
-        this.messages.push(record.message);
+        this.push(record.message);
+        (this.activeRun as ActiveRunFacts).turn = record.turn;
         for (const call of record.message.toolCalls) {
-          this.open.set(call.id, call);
+          this.open.set(call.id, { call, runId: record.runId, turn: record.turn, started: false });
+        }
+        if (record.usage) {
+          this.usage.record({
+            runId: record.runId,
+            turn: record.turn,
+            agentId: this.opening?.agentId ?? "",
+            model: record.model,
+            purpose: "turn",
+            usage: record.usage,
+          });
         }
         return;
-      case "tool-start":
-        if (!this.open.has(record.toolCall.id)) {
+      case "tool-batch-start":
+        this.expectActive(record.runId, position).batchOpen = true;
+        return;
+      case "tool-start": {
+        const open = this.open.get(record.toolCall.id);
+        if (!open) {
+          throw this.fault(`tool-start for call "${record.toolCall.id}", which is not awaiting a result`, position);
+        }
+        open.started = true;
+        return;
+      }
+      case "approval-request": {
+        const open = this.open.get(record.toolCallId);
+        if (!open)
           throw this.fault(
-            `tool-start for call "${record.toolCall.id}", which the latest assistant message did not ask for`,
+            `approval-request for call "${record.toolCallId}", which is not awaiting a result`,
             position,
           );
+        open.approval = { request: record };
+        return;
+      }
+      case "approval-answer": {
+        const approval = this.open.get(record.toolCallId)?.approval;
+        if (!approval)
+          throw this.fault(`approval-answer for call "${record.toolCallId}", which awaits no approval`, position);
+        approval.answer = record;
+        return;
+      }
+      case "tool-end":
+        this.settle(
+          record.toolCallId,
+          record.toolName,
+          record.input,
+          record.result,
+          record.runId,
+          record.turn,
+          position,
+        );
+        return;
+      case "tool-batch-end": {
+        this.expectActive(record.runId, position).batchOpen = false;
+        if (record.status === "committed" && record.changes) {
+          this.state.commit({ source: "tool", runId: record.runId, turn: record.turn, changes: record.changes });
         }
         return;
-      case "tool-end": {
-        if (!this.open.delete(record.toolCallId)) {
-          throw this.fault(`tool-end for call "${record.toolCallId}", which is not awaiting a result`, position);
+      }
+      case "state-queued":
+        this.state.queue(record.changes);
+        return;
+      case "state-committed":
+        this.state.commitQueued(record.runId, record.turn, record.changes);
+        return;
+      case "compaction": {
+        const kept = Math.min(record.keptMessages, this.messages.length);
+        const summary: Message = { role: "user", content: [{ type: "text", text: record.summary }] };
+        this.messages = [summary, ...this.messages.slice(this.messages.length - kept)];
+        this.estimatedTokens = this.messages.reduce((sum, message) => sum + estimateMessageTokens(message), 0);
+        this.compactions++;
+        if (record.usage) {
+          this.usage.record({
+            runId: record.runId,
+            turn: undefined,
+            agentId: this.opening?.agentId ?? "",
+            model: record.model,
+            purpose: "compaction",
+            usage: record.usage,
+          });
         }
-        this.messages.push({
-          role: "tool",
-          toolCallId: record.toolCallId,
-          toolName: record.toolName,
-          content: record.result.content,
-          isError: record.result.isError,
-        });
-        const receipt: ToolReceipt = deepFreeze({
-          toolCallId: record.toolCallId,
-          name: record.toolName,
-          // Records are not changed after they are saved, so the receipt shares (and freezes) their values.
-          input: record.input,
-          result: record.result,
-          ok: !record.result.isError,
-          runId: record.runId,
-          turn: record.turn,
-        });
-        const list = this.receipts.get(record.toolName);
-        if (list) list.push(receipt);
-        else this.receipts.set(record.toolName, [receipt]);
         return;
       }
       case "run-end":
+        if (this.activeRun?.runId === record.runId) this.activeRun = undefined;
         return;
     }
   }
 
-  /** Settled receipts of a tool, oldest first. */
+  /** Settled receipts of a tool, oldest first: a frozen snapshot. */
   toolCalls(name: string): readonly ToolReceipt[] {
-    // A frozen copy: the caller keeps a snapshot, and cannot alter the Session's receipts.
     return Object.freeze(this.receipts.get(name)?.slice() ?? []);
   }
 
@@ -93,14 +186,47 @@ export class SessionHistory {
     return this.lastRunId;
   }
 
+  private push(message: Message): void {
+    this.messages.push(message);
+    this.estimatedTokens += estimateMessageTokens(message);
+  }
+
+  private settle(
+    toolCallId: string,
+    toolName: string,
+    input: JsonValue,
+    result: ToolReceipt["result"],
+    runId: string,
+    turn: number,
+    position: number | undefined,
+  ): void {
+    if (!this.open.delete(toolCallId)) {
+      throw this.fault(`tool-end for call "${toolCallId}", which is not awaiting a result`, position);
+    }
+    this.push({ role: "tool", toolCallId, toolName, content: result.content, isError: result.isError });
+    // Records are not changed after they are saved, so the receipt shares (and freezes) their values.
+    const receipt: ToolReceipt = deepFreeze({
+      toolCallId,
+      name: toolName,
+      input,
+      result,
+      ok: !result.isError,
+      runId,
+      turn,
+    });
+    const list = this.receipts.get(toolName);
+    if (list) list.push(receipt);
+    else this.receipts.set(toolName, [receipt]);
+  }
+
   /**
-   * Calls left without a receipt by an interrupted Run get a result saying so before the
-   * conversation goes on, because every provider needs a result for every call.
+   * A safety net for histories whose interrupted calls were never settled in the log: every
+   * provider needs a result for every call, so the model is told the outcome is unknown.
    */
   private settleUnrecorded(): void {
     if (this.open.size === 0) return;
-    for (const call of this.open.values()) {
-      this.messages.push({
+    for (const { call } of this.open.values()) {
+      this.push({
         role: "tool",
         toolCallId: call.id,
         toolName: call.name,
@@ -111,13 +237,16 @@ export class SessionHistory {
     this.open.clear();
   }
 
+  private expectActive(runId: string, position: number | undefined): ActiveRunFacts {
+    if (this.activeRun?.runId !== runId) throw this.fault(`a record of run "${runId}", which is not running`, position);
+    return this.activeRun;
+  }
+
   private fault(what: string, position: number | undefined): SessionLogError {
     return new SessionLogError(
       "session_log_corrupt",
       `The saved history has ${what}${position ? ` (record ${position})` : ""}.`,
-      {
-        ...(position ? { line: position } : {}),
-      },
+      position ? { line: position } : {},
     );
   }
 }

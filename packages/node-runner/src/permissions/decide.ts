@@ -2,6 +2,7 @@ import type { PermissionSource } from "@castellan/harness";
 import type {
   PermissionPreset,
   ToolApprovalAdapter,
+  ToolApprovalRequest,
   ToolPermissionContribution,
   ToolPermissionDecision,
   ToolPermissionHook,
@@ -43,7 +44,12 @@ export function presetDecision(preset: PermissionPreset, readOnly: boolean): "al
 export async function decidePermission(
   request: ToolPermissionRequest,
   policy: PermissionPolicy,
-  context: { readonly description: string; readonly signal: AbortSignal },
+  context: {
+    readonly description: string;
+    readonly signal: AbortSignal;
+    /** Makes an approval request durable before the adapter is asked, and its answer after. */
+    readonly approvalLog?: ApprovalLog;
+  },
 ): Promise<PermissionOutcome> {
   let strongest: { decision: Exclude<ToolPermissionDecision, "defer">; reason?: string } | undefined;
   const rank = { allow: 1, ask: 2, deny: 3 } as const;
@@ -85,13 +91,33 @@ export async function decidePermission(
   if (!policy.approval) {
     return { decision: "deny", decidedBy, reason: "The call needs approval and no approval adapter is configured." };
   }
-  const answer = await policy.approval.request(
+  return await askApproval(
+    policy.approval,
     { ...request, description: context.description, ...(reason ? { reason } : {}) },
-    { signal: context.signal },
+    context,
   );
-  if (answer?.decision === "allow")
-    return { decision: "allow", decidedBy: "approval", ...(answer.reason ? { reason: answer.reason } : {}) };
-  return { decision: "deny", decidedBy: "approval", reason: answer?.reason ?? "Denied at approval." };
+}
+
+/** Where approval requests and answers are saved, so a request outlives its process. */
+export interface ApprovalLog {
+  requested(request: ToolApprovalRequest): Promise<void>;
+  answered(outcome: PermissionOutcome): Promise<void>;
+}
+
+/** Asks the approval adapter, saving the request before and the answer after. */
+export async function askApproval(
+  approval: ToolApprovalAdapter,
+  request: ToolApprovalRequest,
+  context: { readonly signal: AbortSignal; readonly approvalLog?: ApprovalLog; readonly alreadyRequested?: boolean },
+): Promise<PermissionOutcome> {
+  if (!context.alreadyRequested) await context.approvalLog?.requested(request);
+  const answer = await approval.request(request, { signal: context.signal });
+  const outcome: PermissionOutcome =
+    answer?.decision === "allow"
+      ? { decision: "allow", decidedBy: "approval", ...(answer.reason ? { reason: answer.reason } : {}) }
+      : { decision: "deny", decidedBy: "approval", reason: answer?.reason ?? "Denied at approval." };
+  await context.approvalLog?.answered(outcome);
+  return outcome;
 }
 
 function normalize(

@@ -8,12 +8,18 @@ import type {
   Usage,
 } from "@castellan/harness";
 import { CastellanError, projectTurn, textOf } from "@castellan/harness";
-import { RunAbortedError } from "../errors.js";
+import { RunAbortedError, SessionStateError } from "../errors.js";
 import { type Emit, type SessionCore, turnContext } from "../session/session-core.js";
+import type { SessionRecord } from "../store/records.js";
 import { abortable } from "../util/abortable.js";
 import { applyBeforeModel } from "./before-model.js";
+import { compactIfNeeded } from "./compaction.js";
+import { settleInterrupted } from "./interrupted.js";
+import type { JoinQueue } from "./join-queue.js";
 import { streamModelTurn } from "./model-turn.js";
+import { notifyStateChanged } from "./state-notify.js";
 import { runToolBatch } from "./tool-batch.js";
+import { BudgetExceededError, checkBudget, type UsageBudget } from "./usage-budget.js";
 
 /** A turn-limit stop: the Run made as many model calls as it may. */
 export class MaxTurnsError extends CastellanError {
@@ -22,35 +28,50 @@ export class MaxTurnsError extends CastellanError {
   }
 }
 
+/** How a Run begins: with new input, or by resuming the interrupted Run under its own id. */
+export type RunMode =
+  | { readonly kind: "new"; readonly input: readonly ContentBlock[] }
+  | { readonly kind: "resume"; readonly retryIdempotent: boolean };
+
+/** What one Run is given. */
+export interface RunRequest {
+  readonly runId: string;
+  readonly mode: RunMode;
+  readonly signal: AbortSignal;
+  readonly joined: JoinQueue;
+  readonly budget: UsageBudget | undefined;
+}
+
 /**
  * The turn loop of one Run: project the Program, call the model, settle its tool calls, and
- * repeat until a turn ends without tool calls. Every settled fact is persisted before it is
- * reported. Resolves with the result, or rejects with the typed error the Run ended with
- * (after `run-end` has been recorded and reported).
+ * repeat until a turn ends without tool calls (and no joined input or queued host state is
+ * waiting). Every fact is persisted before it is reported. Resolves with the result, or
+ * rejects with the typed error the Run ended with, after `run-end` is saved and reported.
  */
-export async function executeRun(
-  core: SessionCore,
-  run: { readonly runId: string; readonly input: readonly ContentBlock[]; readonly signal: AbortSignal },
-  emit: Emit,
-): Promise<RunResult> {
-  const { runId, input, signal } = run;
-  let turns = 0;
+export async function executeRun(core: SessionCore, run: RunRequest, emit: Emit): Promise<RunResult> {
+  const { runId, signal } = run;
   let started = false;
-  const usage = { inputTokens: 0, outputTokens: 0 };
+  const usage = { inputTokens: 0, outputTokens: 0 } as { inputTokens: number; outputTokens: number; costUsd?: number };
+  let turnsThisRun = 0;
   try {
     if (signal.aborted) throw new RunAbortedError();
-    await core.persist([{ kind: "run-start", runId, input }]);
+    let turn = await begin(core, run, emit);
     started = true;
-    emit({ kind: "run-start", runId, sessionId: core.sessionId, input });
     while (true) {
       if (signal.aborted) throw new RunAbortedError();
-      if (turns >= core.limits.maxTurns) throw new MaxTurnsError(core.limits.maxTurns);
-      const turn = ++turns;
+      if (turnsThisRun >= core.limits.maxTurns) throw new MaxTurnsError(core.limits.maxTurns);
+      checkBudget(run.budget, usage);
+      turn++;
+      turnsThisRun++;
       const info = { agent: { id: core.agent.id }, sessionId: core.sessionId, runId, turn };
       for (const hook of core.registry.hooks.turnStart) await abortable(Promise.resolve(hook(info)), signal);
       emit({ kind: "turn-start", runId, turn });
+      await applyQueuedHostState(core, runId, turn, emit);
 
       const projection = projectTurn(core.program, turnContext(core, turn));
+      core.observeProjection(projection, { runId, turn });
+      const model = await abortable(core.model.resolve({ sessionId: core.sessionId, runId, signal }), signal);
+      await compactIfNeeded(core, { runId, projection, model, signal, emit });
       const tools: ToolSpec[] = [];
       const hostedTools: HostedToolSpec[] = [];
       for (const entry of projection.tools) {
@@ -70,7 +91,6 @@ export async function executeRun(
         hostedTools,
       };
       const request = await abortable(applyBeforeModel(core.registry.hooks.beforeModel, projected, info), signal);
-      const model = await abortable(core.model.resolve({ sessionId: core.sessionId, runId, signal }), signal);
       const answer = await streamModelTurn(model, request, { runId, turn, signal, emit });
       if (answer.usage) addUsage(usage, answer.usage);
       await core.persist([
@@ -86,24 +106,31 @@ export async function executeRun(
       ]);
       emit({ kind: "assistant-message", runId, turn, message: answer.message, stopReason: answer.stopReason });
 
-      if (answer.message.toolCalls.length === 0) {
+      if (answer.message.toolCalls.length > 0) {
+        const visible = new Set(projection.tools.map((tool) => tool.name));
+        await runToolBatch(core, answer.message.toolCalls, { runId, turn, signal, emit, visible });
         emit({ kind: "turn-end", runId, turn });
-        const result: RunResult = {
-          runId,
-          content: answer.message.content,
-          text: textOf(answer.message.content),
-          turns,
-          usage: { ...usage },
-        };
-        await core.persist([{ kind: "run-end", runId, status: "completed" }]);
-        emit({ kind: "run-end", runId, status: "completed", result });
-        return result;
+        await takeJoined(core, run, emit);
+        continue;
       }
-      const visible = new Set(projection.tools.map((tool) => tool.name));
-      await runToolBatch(core, answer.message.toolCalls, { runId, turn, signal, emit, visible });
       emit({ kind: "turn-end", runId, turn });
+      if (await takeJoined(core, run, emit)) continue;
+      // A host write queued during the Run is shown to the model before the Run ends.
+      if (core.history.state.pending.length > 0) continue;
+      const result: RunResult = {
+        runId,
+        content: answer.message.content,
+        text: textOf(answer.message.content),
+        turns: turnsThisRun,
+        usage: { ...usage },
+      };
+      await core.persist([{ kind: "run-end", runId, status: "completed" }]);
+      run.joined.close(runId);
+      emit({ kind: "run-end", runId, status: "completed", result });
+      return result;
     }
   } catch (caught) {
+    run.joined.close(runId);
     const error =
       signal.aborted && !(caught instanceof RunAbortedError)
         ? new RunAbortedError(undefined, { cause: caught })
@@ -117,6 +144,75 @@ export async function executeRun(
   }
 }
 
+/** Saves the Run's start (settling an interrupted Run first) or its resumption; returns the last turn. */
+async function begin(core: SessionCore, run: RunRequest, emit: Emit): Promise<number> {
+  const { runId, mode, signal } = run;
+  if (mode.kind === "new") {
+    const interrupted = settleInterrupted(core);
+    const records: SessionRecord[] = [...(interrupted?.records ?? []), { kind: "run-start", runId, input: mode.input }];
+    await core.persist(records);
+    if (interrupted) {
+      emit({
+        kind: "run-interrupted",
+        runId,
+        interruptedRunId: interrupted.interruptedRunId,
+        toolCalls: interrupted.toolCalls,
+      });
+    }
+    emit({ kind: "run-start", runId, sessionId: core.sessionId, input: mode.input });
+    return 0;
+  }
+  const active = core.history.activeRun;
+  if (active?.runId !== runId) throw new SessionStateError("nothing_to_resume", `Run "${runId}" is not interrupted.`);
+  await core.persist([{ kind: "run-resume", runId }]);
+  emit({ kind: "run-resume", runId });
+  const turn = active.turn;
+  if (core.history.open.size > 0) {
+    // The interrupted batch is settled first; its visibility is that of its own turn.
+    const projection = projectTurn(core.program, turnContext(core, turn));
+    const visible = new Set(projection.tools.map((tool) => tool.name));
+    const calls = [...core.history.open.values()].map((open) => open.call);
+    await runToolBatch(core, calls, {
+      runId,
+      turn,
+      signal,
+      emit,
+      visible,
+      resume: { retryIdempotent: mode.retryIdempotent },
+    });
+    emit({ kind: "turn-end", runId, turn });
+  } else if (active.batchOpen) {
+    await core.persist([{ kind: "tool-batch-end", runId, turn, status: "committed" }]);
+  }
+  await takeJoined(core, run, emit);
+  return turn;
+}
+
+/** Applies host writes queued with `session.setState` at the start of a turn. */
+async function applyQueuedHostState(core: SessionCore, runId: string, turn: number, emit: Emit): Promise<void> {
+  const changes = core.history.state.mergedQueue();
+  if (!changes) return;
+  await core.persist([{ kind: "state-committed", source: "host", runId, turn, changes }]);
+  await notifyStateChanged(core, { runId, turn, source: "host", changes }, emit);
+}
+
+/** Saves input joined into the Run; returns whether there was any. */
+async function takeJoined(core: SessionCore, run: RunRequest, emit: Emit): Promise<boolean> {
+  const joined = run.joined.take();
+  if (joined.length === 0) return false;
+  try {
+    await core.persist(joined.map(({ input }) => ({ kind: "run-input", runId: run.runId, input })));
+  } catch (error) {
+    for (const entry of joined) entry.reject(error);
+    throw error;
+  }
+  for (const entry of joined) {
+    emit({ kind: "run-input", runId: run.runId, input: entry.input });
+    entry.resolve();
+  }
+  return true;
+}
+
 function addUsage(total: { inputTokens: number; outputTokens: number; costUsd?: number }, usage: Usage): void {
   total.inputTokens += usage.inputTokens;
   total.outputTokens += usage.outputTokens;
@@ -127,3 +223,5 @@ function errorInfo(error: unknown): ErrorInfo {
   if (error instanceof CastellanError) return { code: error.code, message: error.message };
   return { code: "internal", message: error instanceof Error ? error.message : String(error) };
 }
+
+export { BudgetExceededError };

@@ -1,5 +1,6 @@
-import type { RunEvent, RunResult } from "@castellan/harness";
+import type { ContentBlock, RunEvent, RunResult } from "@castellan/harness";
 import { EventChannel } from "./event-channel.js";
+import { JoinQueue } from "./join-queue.js";
 
 /**
  * One Run of a Session: an async iterable of its events, in order, and its `result`. The
@@ -9,19 +10,40 @@ import { EventChannel } from "./event-channel.js";
 export interface Run extends AsyncIterable<RunEvent> {
   readonly id: string;
   readonly result: Promise<RunResult>;
+  /**
+   * Adds input to the running Run: it is saved and shown to the model at the next turn
+   * boundary (after the current tool batch, or instead of ending). Resolves once saved;
+   * rejects with `run_ended` when the Run ends first. Joining does not abort a batch.
+   */
+  join(input: string | readonly ContentBlock[]): Promise<void>;
 }
 
 /** The Runner's side of a Run: where the loop reports. */
 export class RunHandle implements Run {
   readonly id: string;
   readonly result: Promise<RunResult>;
+  readonly joined = new JoinQueue();
   private readonly channel = new EventChannel<RunEvent>();
 
-  constructor(id: string, execution: (emit: (event: RunEvent) => void) => Promise<RunResult>) {
+  constructor(
+    id: string,
+    execution: (emit: (event: RunEvent) => void, joined: JoinQueue) => Promise<RunResult>,
+    private readonly normalize: (input: string | readonly ContentBlock[]) => readonly ContentBlock[],
+  ) {
     this.id = id;
-    this.result = execution((event) => this.channel.push(event)).finally(() => this.channel.end());
+    this.result = execution((event) => this.channel.push(event), this.joined).finally(() => this.channel.end());
     // A consumer may only iterate; the rejection is still delivered to whoever awaits `result`.
     this.result.catch(() => undefined);
+  }
+
+  join(input: string | readonly ContentBlock[]): Promise<void> {
+    let content: readonly ContentBlock[];
+    try {
+      content = this.normalize(input);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.joined.push(content);
   }
 
   [Symbol.asyncIterator](): AsyncIterator<RunEvent> {

@@ -1,49 +1,84 @@
 import type { JsonValue, ToolCall, ToolContext, ToolResult } from "@castellan/harness";
 import { deepFreeze } from "@castellan/harness";
-import { decidePermission } from "../permissions/decide.js";
-import { type Emit, type SessionCore, turnContext } from "../session/session-core.js";
+import { type OpenCall, unrecordedOutcome } from "../history/session-history.js";
+import { askApproval, decidePermission, type PermissionOutcome } from "../permissions/decide.js";
+import type { ToolApprovalRequest } from "../permissions/types.js";
+import { committedState, type Emit, type SessionCore, turnContext } from "../session/session-core.js";
 import type { SessionRecord } from "../store/records.js";
 import type { BoundTool } from "../tools/bind-tools.js";
 import { errorResult, toToolResult } from "../tools/tool-output.js";
 import { abortable } from "../util/abortable.js";
+import { BatchState } from "./batch-state.js";
+import { notifyStateChanged } from "./state-notify.js";
 
 type LocalTool = Extract<BoundTool, { kind: "local" }>;
 
-/** A call checked against the turn's projection: runnable, or already settled with an error. */
-type Prepared =
-  | { readonly call: ToolCall; readonly tool: LocalTool; readonly input: JsonValue }
-  | { readonly call: ToolCall; readonly settled: ToolResult };
+/** A call ready to run, with how its permission is settled. */
+interface Runnable {
+  readonly call: ToolCall;
+  readonly tool: LocalTool;
+  readonly input: JsonValue;
+  /** An approval answered before this process (durable approvals). */
+  readonly answered?: PermissionOutcome;
+  /** An approval request saved earlier and still unanswered: ask again without a new record. */
+  readonly pendingApproval?: boolean;
+}
 
-interface BatchContext {
+/** A call checked against the turn's projection: runnable, or already settled with an error. */
+type Prepared = Runnable | { readonly call: ToolCall; readonly settled: ToolResult };
+
+/** What settling a batch needs to know. */
+export interface BatchContext {
   readonly runId: string;
   readonly turn: number;
   readonly signal: AbortSignal;
   readonly emit: Emit;
   /** Names of the tools visible this turn. */
   readonly visible: ReadonlySet<string>;
+  /** Set when an interrupted batch is being settled by an explicit resume. */
+  readonly resume?: { readonly retryIdempotent: boolean };
 }
 
 /**
- * Settles every call of one model turn, in call order: unknown, hidden or invalid calls get an
+ * Settles the calls of one model turn, in call order: unknown, hidden or invalid calls get an
  * error result without executing; the rest are decided (hooks, preset, approval) and run.
- * Consecutive read-only calls run in parallel; any other call runs alone. Each execution is
- * logged as an intent (tool-start) before it runs and as a receipt (tool-end) after.
+ * Consecutive read-only calls run in parallel; any other call runs alone. The batch's start
+ * and end are saved; each execution is saved as an intent (tool-start) before it runs and a
+ * receipt (tool-end) after; state written by the tools commits with the batch's end, or is
+ * discarded if the Run is aborted or fails first.
  */
 export async function runToolBatch(
   core: SessionCore,
   calls: readonly ToolCall[],
   context: BatchContext,
 ): Promise<void> {
-  const prepared = calls.map((call) => prepare(core, call, context.visible));
-  for (const group of groupForScheduling(prepared)) {
-    await runGroup(core, group, context);
+  const { runId, turn, signal, emit } = context;
+  const batch = new BatchState(committedState(core), core.program.initialState);
+  if (!core.history.activeRun?.batchOpen) {
+    await core.persist([{ kind: "tool-batch-start", runId, turn, toolCallIds: calls.map((call) => call.id) }]);
   }
+  try {
+    const prepared = calls.map((call) => prepare(core, call, context));
+    for (const group of groupForScheduling(prepared)) await runGroup(core, group, context, batch);
+  } catch (error) {
+    await core
+      .persist([{ kind: "tool-batch-end", runId, turn, status: "discarded", reason: describe(error) }])
+      .catch(() => undefined);
+    throw error;
+  }
+  if (signal.aborted) {
+    await core.persist([{ kind: "tool-batch-end", runId, turn, status: "discarded", reason: "The run was aborted." }]);
+    return;
+  }
+  const changes = batch.pending;
+  await core.persist([{ kind: "tool-batch-end", runId, turn, status: "committed", ...(changes ? { changes } : {}) }]);
+  if (changes) await notifyStateChanged(core, { runId, turn, source: "tool", changes }, emit);
 }
 
-function prepare(core: SessionCore, call: ToolCall, visible: ReadonlySet<string>): Prepared {
+function prepare(core: SessionCore, call: ToolCall, context: BatchContext): Prepared {
   const bound = core.tools.get(call.name);
-  if (!bound || !visible.has(call.name)) {
-    const names = [...visible].join(", ") || "none";
+  if (!bound || !context.visible.has(call.name)) {
+    const names = [...context.visible].join(", ") || "none";
     return {
       call,
       settled: errorResult(`Tool "${call.name}" is not available in this turn. Available tools: ${names}.`),
@@ -63,7 +98,26 @@ function prepare(core: SessionCore, call: ToolCall, visible: ReadonlySet<string>
       settled: errorResult(`Invalid input for tool "${call.name}": ${problem}. Correct the input and call it again.`),
     };
   }
-  return { call, tool: bound, input };
+  const open = context.resume ? core.history.open.get(call.id) : undefined;
+  return open ? prepareInterrupted(open, bound, input, context) : { call, tool: bound, input };
+}
+
+/** An interrupted call, settled by an explicit resume: never silently re-run. */
+function prepareInterrupted(open: OpenCall, tool: LocalTool, input: JsonValue, context: BatchContext): Prepared {
+  const call = open.call;
+  if (open.started && !(tool.tool.idempotent && context.resume?.retryIdempotent)) {
+    return { call, settled: errorResult(unrecordedOutcome) };
+  }
+  const answer = open.approval?.answer;
+  if (answer) {
+    const answered: PermissionOutcome = {
+      decision: answer.decision,
+      decidedBy: "approval",
+      ...(answer.reason ? { reason: answer.reason } : {}),
+    };
+    return { call, tool, input, answered };
+  }
+  return { call, tool, input, ...(open.approval ? { pendingApproval: true } : {}) };
 }
 
 /** Consecutive runnable read-only calls share a group; every other call is a group of its own. */
@@ -85,18 +139,18 @@ function groupForScheduling(prepared: readonly Prepared[]): Prepared[][] {
   return groups;
 }
 
-async function runGroup(core: SessionCore, group: readonly Prepared[], context: BatchContext): Promise<void> {
+async function runGroup(core: SessionCore, group: readonly Prepared[], context: BatchContext, batch: BatchState) {
   const { runId, turn, emit, signal } = context;
   const results = new Map<string, ToolResult>();
-  const runnable: Extract<Prepared, { tool: LocalTool }>[] = [];
+  const runnable: Runnable[] = [];
   for (const item of group) {
     if (signal.aborted) {
       results.set(item.call.id, errorResult("Not run: the run was aborted before this call started."));
     } else if ("settled" in item) {
       results.set(item.call.id, item.settled);
     } else {
-      const outcome = await decide(core, item, context);
-      if (outcome) results.set(item.call.id, outcome);
+      const denied = await decide(core, item, context);
+      if (denied) results.set(item.call.id, denied);
       else runnable.push(item);
     }
   }
@@ -107,7 +161,7 @@ async function runGroup(core: SessionCore, group: readonly Prepared[], context: 
     );
     const executions = runnable.map((item) => {
       emit({ kind: "tool-start", runId, turn, toolCallId: item.call.id, toolName: item.call.name, input: item.input });
-      return execute(core, item, context).then((result) => {
+      return execute(core, item, context, batch).then((result) => {
         results.set(item.call.id, result);
       });
     });
@@ -138,11 +192,7 @@ async function runGroup(core: SessionCore, group: readonly Prepared[], context: 
 }
 
 /** Asks for permission; returns an error result when denied, undefined when allowed. */
-async function decide(
-  core: SessionCore,
-  item: Extract<Prepared, { tool: LocalTool }>,
-  context: BatchContext,
-): Promise<ToolResult | undefined> {
+async function decide(core: SessionCore, item: Runnable, context: BatchContext): Promise<ToolResult | undefined> {
   const { runId, turn, emit, signal } = context;
   const request = {
     agent: { id: core.agent.id },
@@ -154,19 +204,50 @@ async function decide(
     input: item.input,
     readOnly: item.tool.tool.readOnly,
   };
-  let outcome: Awaited<ReturnType<typeof decidePermission>>;
+  const approvalLog = {
+    requested: (asked: ToolApprovalRequest) =>
+      core.persist([
+        {
+          kind: "approval-request",
+          runId,
+          turn,
+          toolCallId: asked.toolCallId,
+          toolName: asked.toolName,
+          input: asked.input,
+          readOnly: asked.readOnly,
+          ...(asked.reason ? { reason: asked.reason } : {}),
+        },
+      ]),
+    answered: (outcome: PermissionOutcome) =>
+      core.persist([
+        {
+          kind: "approval-answer",
+          runId,
+          toolCallId: item.call.id,
+          decision: outcome.decision,
+          ...(outcome.reason ? { reason: outcome.reason } : {}),
+        },
+      ]),
+  };
+  let outcome: PermissionOutcome;
   try {
-    outcome = await abortable(
-      decidePermission(request, core.policy, { description: item.tool.tool.description, signal }),
-      signal,
-    );
+    if (item.answered) {
+      outcome = item.answered;
+    } else if (item.pendingApproval && core.policy.approval) {
+      const asked = { ...request, description: item.tool.tool.description };
+      outcome = await abortable(
+        askApproval(core.policy.approval, asked, { signal, approvalLog, alreadyRequested: true }),
+        signal,
+      );
+    } else {
+      outcome = await abortable(
+        decidePermission(request, core.policy, { description: item.tool.tool.description, signal, approvalLog }),
+        signal,
+      );
+    }
   } catch (error) {
     if (signal.aborted) return errorResult("Not run: the run was aborted while the call awaited approval.");
-    outcome = {
-      decision: "deny",
-      decidedBy: "approval",
-      reason: `The approval adapter failed: ${error instanceof Error ? error.message : String(error)}`,
-    };
+    outcome = { decision: "deny", decidedBy: "approval", reason: `The approval adapter failed: ${describe(error)}` };
   }
   emit({
     kind: "tool-permission",
@@ -184,18 +265,28 @@ async function decide(
 
 async function execute(
   core: SessionCore,
-  item: Extract<Prepared, { tool: LocalTool }>,
+  item: Runnable,
   context: BatchContext,
+  batch: BatchState,
 ): Promise<ToolResult> {
   const { runId, turn, signal } = context;
+  const base = turnContext(core, turn);
   const ctx: ToolContext = {
-    ...turnContext(core, turn),
+    turn,
+    params: base.params,
+    toolCalls: base.toolCalls,
+    resource: base.resource,
+    get state() {
+      return batch.view;
+    },
+    setState: (update) => batch.update(update, item.call.name),
     sessionId: core.sessionId,
     runId,
     toolCallId: item.call.id,
     toolName: item.call.name,
     agent: { id: core.agent.id },
     signal,
+    idempotencyKey: `castellan:${core.sessionId}:${runId}:${item.call.id}`,
   };
   const execution = Promise.resolve()
     .then(() => item.tool.tool.execute(item.input, ctx))

@@ -5,9 +5,15 @@ import { isPermissionPreset } from "../permissions/decide.js";
 import type { PermissionPreset } from "../permissions/types.js";
 import { applyPlugins, closePlugins } from "../plugins/registry.js";
 import type { NodeRunnerPlugin } from "../plugins/types.js";
+import type { UsageBudget } from "../run/usage-budget.js";
 import { admitSession } from "../session/admit.js";
 import { NodeSession, type Session } from "../session/session.js";
-import { defaultRunLimits, type RunLimits } from "../session/session-core.js";
+import {
+  defaultContextBudget,
+  defaultRunLimits,
+  type HarnessContextBudget,
+  type RunLimits,
+} from "../session/session-core.js";
 
 /** Options of `createNodeRunner`. */
 export interface NodeRunnerOptions {
@@ -18,6 +24,10 @@ export interface NodeRunnerOptions {
   readonly permissions?: PermissionPreset;
   /** Bounds of every Run. Defaults: 200 turns, 10,000 ms abort grace. */
   readonly limits?: Partial<RunLimits>;
+  /** What each Run may spend before it stops; a Run's own `budget` option replaces it. Default: no limit. */
+  readonly budget?: UsageBudget;
+  /** When conversations are compacted. Defaults: see HarnessContextBudget. */
+  readonly contextBudget?: Partial<HarnessContextBudget>;
   /** Aborted: creation rejects before any plugin is applied. */
   readonly signal?: AbortSignal;
 }
@@ -56,6 +66,7 @@ export async function createNodeRunner(options: NodeRunnerOptions): Promise<Node
     );
   }
   const limits = { ...defaultRunLimits, ...(options.limits ?? {}) };
+  const contextBudget = { ...defaultContextBudget, ...(options.contextBudget ?? {}) };
   if (options.signal?.aborted)
     throw new RunAbortedError("Creating the Runner was aborted.", { cause: options.signal.reason });
   const plugins = [...(options.plugins ?? [])];
@@ -86,9 +97,13 @@ export async function createNodeRunner(options: NodeRunnerOptions): Promise<Node
           params: sessionOptions.params,
           preset,
           limits,
+          contextBudget,
           signal: sessionOptions.signal,
         });
-        const session = new NodeSession(admitted, sessionOptions.signal ? { signal: sessionOptions.signal } : {});
+        const session = new NodeSession(admitted, {
+          ...(sessionOptions.signal ? { signal: sessionOptions.signal } : {}),
+          ...(options.budget ? { budget: options.budget } : {}),
+        });
         session.afterClose(() => {
           sessions.delete(id);
         });

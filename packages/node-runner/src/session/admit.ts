@@ -9,8 +9,9 @@ import { ResourceOwner } from "../resources/resource-owner.js";
 import { type SessionOpenRecord, type SessionRecord, sessionLogFormatVersion } from "../store/records.js";
 import type { SessionLog } from "../store/types.js";
 import { bindTools } from "../tools/bind-tools.js";
+import { InspectionRecorder } from "./inspection.js";
 import { admitParams, assertDeclaredParams, assertSameParams } from "./params.js";
-import { type RunLimits, type SessionCore, turnContext } from "./session-core.js";
+import { type HarnessContextBudget, type RunLimits, type SessionCore, turnContext } from "./session-core.js";
 
 /** What opening a Session needs. */
 export interface AdmissionRequest {
@@ -21,6 +22,7 @@ export interface AdmissionRequest {
   readonly params: unknown;
   readonly preset: PermissionPreset;
   readonly limits: RunLimits;
+  readonly contextBudget: HarnessContextBudget;
   readonly signal: AbortSignal | undefined;
 }
 
@@ -33,6 +35,7 @@ export interface AdmittedSession {
   readonly created: boolean;
   /** The sandbox lease, where the agent declares one. */
   readonly sandbox: SandboxLease | undefined;
+  readonly inspection: InspectionRecorder;
 }
 
 /** The agent declares skills, which need the skills capability this Runner does not have yet. */
@@ -119,8 +122,22 @@ export async function admitSession(request: AdmissionRequest): Promise<AdmittedS
       agentId: agent.id,
       params,
     };
-    // A new Session is saved now when it has params, otherwise with its first Run.
+    // A new Session is saved now when it has params, otherwise with its first write.
     let pendingOpening: SessionOpenRecord | undefined = opening ? undefined : openingRecord;
+    const inspection = new InspectionRecorder(program, (name) => {
+      const bound = tools.get(name);
+      return bound?.kind === "local"
+        ? { kind: "local", readOnly: bound.tool.readOnly }
+        : { kind: "hosted", readOnly: false };
+    });
+    // Appends are serialized: a host write and a Run's records never interleave mid-append.
+    let queue: Promise<void> = Promise.resolve();
+    const write = async (records: readonly SessionRecord[]) => {
+      const batch = pendingOpening ? [pendingOpening, ...records] : records;
+      if (log) await log.append(batch);
+      pendingOpening = undefined;
+      for (const record of batch) history.apply(record);
+    };
     const core: SessionCore = {
       agent,
       program,
@@ -133,18 +150,19 @@ export async function admitSession(request: AdmissionRequest): Promise<AdmittedS
       policy: { hooks: registry.hooks.toolPermission, preset: request.preset, approval: registry.approval },
       resources,
       limits: request.limits,
-      async persist(records: readonly SessionRecord[]) {
-        const batch = pendingOpening ? [pendingOpening, ...records] : records;
-        if (log) await log.append(batch);
-        pendingOpening = undefined;
-        for (const record of batch) history.apply(record);
+      contextBudget: request.contextBudget,
+      observeProjection: (projection, at) => inspection.observe(projection, at),
+      persist(records: readonly SessionRecord[]) {
+        const next = queue.then(() => write(records));
+        queue = next.catch(() => undefined);
+        return next;
       },
     };
     // The initial projection proves every section and `enabled` function runs on the acquired resources.
-    projectTurn(program, turnContext(core, 0));
+    inspection.observe(projectTurn(program, turnContext(core, 0)), { turn: 0 });
     if (pendingOpening && Object.keys(params).length > 0) await core.persist([]);
     if (signal?.aborted) throw new RunAbortedError("Opening the Session was aborted.", { cause: signal.reason });
-    return { core, owner, log, created: !opening, sandbox };
+    return { core, owner, log, created: !opening, sandbox, inspection };
   } catch (error) {
     await owner.releaseAll().catch(() => undefined);
     await log?.close().catch(() => undefined);

@@ -1,4 +1,13 @@
-import type { Agent, JsonObject, Program, ResourceRequest, RunEvent, TurnContext } from "@castellan/harness";
+import type {
+  Agent,
+  JsonObject,
+  Program,
+  Projection,
+  ResourceRequest,
+  RunEvent,
+  StateView,
+  TurnContext,
+} from "@castellan/harness";
 import { ResourcePendingError } from "@castellan/harness";
 import type { SessionHistory } from "../history/session-history.js";
 import type { SessionModel } from "../models/session-model.js";
@@ -20,7 +29,13 @@ export interface SessionCore {
   readonly policy: PermissionPolicy;
   readonly resources: ReadonlyMap<ResourceRequest<unknown, unknown>, unknown>;
   readonly limits: RunLimits;
-  /** Makes records durable (when there is a store), then folds them into the history. */
+  readonly contextBudget: HarnessContextBudget;
+  /** Called with every successful projection (inspection keeps them). */
+  readonly observeProjection: (projection: Projection, at: { readonly runId?: string; readonly turn: number }) => void;
+  /**
+   * Makes records durable (when there is a store), then folds them into the history. Calls
+   * are serialized: each append completes, in call order, before the next starts.
+   */
   persist(records: readonly SessionRecord[]): Promise<void>;
 }
 
@@ -34,12 +49,43 @@ export interface RunLimits {
 
 export const defaultRunLimits: RunLimits = Object.freeze({ maxTurns: 200, abortGraceMs: 10_000 });
 
-/** The turn context sections, `enabled` and tools see. State is the declared initial state until writes exist. */
+/**
+ * When a conversation is compacted. The budget is the model's context window (from its
+ * binding, or `contextWindow` here) less `reserveOutputTokens`; a request whose estimated
+ * size passes `threshold` of it is preceded by a compaction.
+ */
+export interface HarnessContextBudget {
+  /** Overrides the model binding's context window, in tokens. Without either, nothing is compacted automatically. */
+  readonly contextWindow?: number;
+  /** Tokens kept free for the answer. Default 4,096. */
+  readonly reserveOutputTokens: number;
+  /** The share of the budget a request may fill before compaction. Default 0.8. */
+  readonly threshold: number;
+  /** The share of the budget kept verbatim after the summary (the most recent messages). Default 0.25. */
+  readonly keepRecent: number;
+  /** The model that writes summaries: a registered name or a binding. Default: the Session's model. */
+  readonly model?: string | import("@castellan/harness").ModelBinding;
+  /** The instruction the summary request is given. Default: a built-in summary instruction. */
+  readonly instructions?: string;
+}
+
+export const defaultContextBudget: HarnessContextBudget = Object.freeze({
+  reserveOutputTokens: 4_096,
+  threshold: 0.8,
+  keepRecent: 0.25,
+});
+
+/** Committed state: the declared initial values with every committed write over them. */
+export function committedState(core: SessionCore): StateView {
+  return core.history.state.view(core.program.initialState);
+}
+
+/** The turn context sections, `enabled` and tools see. */
 export function turnContext(core: SessionCore, turn: number): TurnContext {
   return {
     turn,
     params: core.params,
-    state: core.program.initialState,
+    state: committedState(core),
     toolCalls: (name) => core.history.toolCalls(name),
     resource<Value>(request: ResourceRequest<unknown, Value>): Value {
       if (!core.resources.has(request)) throw new ResourcePendingError(request.binding.name);

@@ -1,14 +1,33 @@
-import type { ContentBlock, JsonObject, RunResult } from "@castellan/harness";
+import type { ContentBlock, JsonObject, JsonValue, RunResult } from "@castellan/harness";
 import { CastellanError, isContentBlock } from "@castellan/harness";
 import { ResourceError, SessionStateError } from "../errors.js";
-import { executeRun } from "../run/execute-run.js";
+import type { UsageReport } from "../history/usage-ledger.js";
+import type { ToolApprovalAnswer } from "../permissions/types.js";
+import { admitStatePatch } from "../run/batch-state.js";
+import { type CompactionOutcome, compactConversation } from "../run/compaction.js";
+import { executeRun, type RunMode } from "../run/execute-run.js";
 import { type Run, RunHandle } from "../run/run.js";
+import type { UsageBudget } from "../run/usage-budget.js";
 import type { AdmittedSession } from "./admit.js";
+import type { SessionInspection } from "./inspection.js";
+import { type InterruptedRun, interruptedRunOf, type PendingApproval, pendingApprovalsOf } from "./interruption.js";
 
 /** Options of one Run. */
 export interface RunOptions {
   /** Aborting it stops the model stream and running tools; the Run settles with `run_aborted`. */
   readonly signal?: AbortSignal;
+  /** Stops the Run before a model call once it has spent this much. Default: the Runner's `budget`, if any. */
+  readonly budget?: UsageBudget;
+}
+
+/** Options of `session.resume`. */
+export interface ResumeOptions extends RunOptions {
+  /**
+   * Run again the interrupted calls of tools declared `idempotent: true` (with the same
+   * `ctx.idempotencyKey`). Other calls that may have run are settled as "outcome unknown".
+   * Default false.
+   */
+  readonly retryIdempotent?: boolean;
 }
 
 /** What a Run is given: text, or ordered content blocks. */
@@ -21,9 +40,28 @@ export interface Session {
   readonly params: JsonObject;
   /** Aborted once the Session has closed. */
   readonly signal: AbortSignal;
-  /** Starts a Run. Throws `run_active` while another Run is active and `session_closed` after close. */
+  /**
+   * Starts a Run. A Run left unfinished by a stopped process is first settled as interrupted.
+   * Throws `run_active` while another Run is active and `session_closed` after close.
+   */
   run(input: RunInput, options?: RunOptions): Run;
-  /** Waits for the active Run to settle, then releases every resource in reverse order. Idempotent. */
+  /** The Run a stopped process left unfinished, with what settled and what did not; undefined when none. */
+  interruptedRun(): InterruptedRun | undefined;
+  /** Continues the interrupted Run under its own id. Throws `nothing_to_resume` when there is none. */
+  resume(options?: ResumeOptions): Run;
+  /** Approval requests saved and not answered (e.g. left by a process that exited while asking). */
+  pendingApprovals(): readonly PendingApproval[];
+  /** Saves an answer to a pending approval request; `resume()` then acts on it. */
+  answerApproval(toolCallId: string, answer: ToolApprovalAnswer): Promise<void>;
+  /** Queues a state write for the next turn; resolves once it is saved. */
+  setState(key: string, value: JsonValue): Promise<void>;
+  /** Summarizes the older conversation now (the Session must be idle). Undefined when there is nothing to compact. */
+  compact(options?: { readonly signal?: AbortSignal }): Promise<CompactionOutcome | undefined>;
+  /** Every model call's usage, totalled per Session, Run and model. */
+  usage(): UsageReport;
+  /** A frozen view of the accepted declaration, projections and state; readable after close. */
+  inspect(): SessionInspection;
+  /** Waits for the active Run and saved writes, then releases every resource in reverse order. Idempotent. */
   close(): Promise<void>;
 }
 
@@ -32,13 +70,14 @@ export class NodeSession implements Session {
   readonly id: string;
   readonly params: JsonObject;
   private readonly lifetime = new AbortController();
-  private active: Promise<RunResult> | undefined;
+  private active: Promise<unknown> | undefined;
+  private readonly writes = new Set<Promise<unknown>>();
   private closing: Promise<void> | undefined;
   private readonly closeHooks: (() => Promise<void> | void)[] = [];
 
   constructor(
     private readonly admitted: AdmittedSession,
-    private readonly options: { readonly signal?: AbortSignal },
+    private readonly options: { readonly signal?: AbortSignal; readonly budget?: UsageBudget },
   ) {
     this.id = admitted.core.sessionId;
     this.params = admitted.core.params;
@@ -54,26 +93,100 @@ export class NodeSession implements Session {
   }
 
   run(input: RunInput, options: RunOptions = {}): Run {
-    if (this.closing) throw new SessionStateError("session_closed", `Session "${this.id}" is closed.`);
-    if (this.active) throw new SessionStateError("run_active", `Session "${this.id}" already has an active Run.`);
-    const content = normalizeInput(input);
-    const signals = [options.signal, this.options.signal].filter(
-      (signal): signal is AbortSignal => signal !== undefined,
+    this.assertIdle();
+    return this.start(crypto.randomUUID(), { kind: "new", input: normalizeInput(input) }, options);
+  }
+
+  interruptedRun(): InterruptedRun | undefined {
+    return this.active ? undefined : interruptedRunOf(this.admitted.core.history, (name) => this.isIdempotent(name));
+  }
+
+  resume(options: ResumeOptions = {}): Run {
+    this.assertIdle();
+    const interrupted = interruptedRunOf(this.admitted.core.history);
+    if (!interrupted) throw new SessionStateError("nothing_to_resume", `Session "${this.id}" has no interrupted Run.`);
+    return this.start(
+      interrupted.runId,
+      { kind: "resume", retryIdempotent: options.retryIdempotent ?? false },
+      options,
     );
-    const signal = signals.length === 1 ? (signals[0] as AbortSignal) : AbortSignal.any(signals);
-    const runId = crypto.randomUUID();
-    let active: Promise<RunResult> | undefined;
-    const run = new RunHandle(runId, async (emit) => {
-      try {
-        return await executeRun(this.admitted.core, { runId, input: content, signal }, emit);
-      } finally {
-        // Cleared before `result` settles, so whoever awaits it can start the next Run at once.
-        if (this.active === active) this.active = undefined;
-      }
+  }
+
+  pendingApprovals(): readonly PendingApproval[] {
+    return pendingApprovalsOf(this.admitted.core);
+  }
+
+  answerApproval(toolCallId: string, answer: ToolApprovalAnswer): Promise<void> {
+    if (this.closing) return Promise.reject(new SessionStateError("session_closed", `Session "${this.id}" is closed.`));
+    const pending = this.pendingApprovals().find((request) => request.toolCallId === toolCallId);
+    if (!pending || this.active) {
+      return Promise.reject(
+        new SessionStateError(
+          "approval_not_pending",
+          `No saved approval request for call "${toolCallId}" awaits an answer.`,
+        ),
+      );
+    }
+    if (answer?.decision !== "allow" && answer?.decision !== "deny") {
+      return Promise.reject(
+        new CastellanError("input_invalid", 'An approval answer needs decision "allow" or "deny".'),
+      );
+    }
+    return this.track(
+      this.admitted.core.persist([
+        {
+          kind: "approval-answer",
+          runId: pending.runId,
+          toolCallId,
+          decision: answer.decision,
+          ...(answer.reason ? { reason: answer.reason } : {}),
+        },
+      ]),
+    );
+  }
+
+  setState(key: string, value: JsonValue): Promise<void> {
+    if (this.closing) return Promise.reject(new SessionStateError("session_closed", `Session "${this.id}" is closed.`));
+    let changes: Readonly<Record<string, JsonValue>>;
+    try {
+      changes = admitStatePatch({ [key]: value }, this.admitted.core.program.initialState, "session.setState");
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.track(this.admitted.core.persist([{ kind: "state-queued", changes }]));
+  }
+
+  async compact(options: { readonly signal?: AbortSignal } = {}): Promise<CompactionOutcome | undefined> {
+    this.assertIdle();
+    const core = this.admitted.core;
+    const work = (async () => {
+      const model = await core.model.resolve({ sessionId: this.id, runId: "", signal: options.signal ?? this.signal });
+      return await compactConversation(core, {
+        reason: "manual",
+        keepTokens: 0,
+        sessionModel: model,
+        signal: options.signal ?? new AbortController().signal,
+      });
+    })();
+    this.active = work;
+    try {
+      return await work;
+    } finally {
+      if (this.active === work) this.active = undefined;
+    }
+  }
+
+  usage(): UsageReport {
+    return this.admitted.core.history.usage.report();
+  }
+
+  inspect(): SessionInspection {
+    const core = this.admitted.core;
+    return this.admitted.inspection.inspect(this.id, {
+      state: core.history.state.view(core.program.initialState),
+      writes: core.history.state.committedWrites,
+      pending: core.history.state.pending,
     });
-    active = run.result;
-    this.active = active;
-    return run;
   }
 
   close(): Promise<void> {
@@ -81,8 +194,50 @@ export class NodeSession implements Session {
     return this.closing;
   }
 
+  private isIdempotent(name: string): boolean {
+    const bound = this.admitted.core.tools.get(name);
+    return bound?.kind === "local" && bound.tool.idempotent;
+  }
+
+  private assertIdle(): void {
+    if (this.closing) throw new SessionStateError("session_closed", `Session "${this.id}" is closed.`);
+    if (this.active) throw new SessionStateError("run_active", `Session "${this.id}" already has an active Run.`);
+  }
+
+  private start(runId: string, mode: RunMode, options: RunOptions): Run {
+    const signals = [options.signal, this.options.signal].filter(
+      (signal): signal is AbortSignal => signal !== undefined,
+    );
+    const signal = signals.length === 1 ? (signals[0] as AbortSignal) : AbortSignal.any(signals);
+    const budget = options.budget ?? this.options.budget;
+    let active: Promise<RunResult> | undefined;
+    const run = new RunHandle(
+      runId,
+      async (emit, joined) => {
+        try {
+          return await executeRun(this.admitted.core, { runId, mode, signal, joined, budget }, emit);
+        } finally {
+          // Cleared before `result` settles, so whoever awaits it can start the next Run at once.
+          if (this.active === active) this.active = undefined;
+        }
+      },
+      normalizeInput,
+    );
+    active = run.result;
+    this.active = active;
+    return run;
+  }
+
+  private track(write: Promise<void>): Promise<void> {
+    this.writes.add(write);
+    const forget = () => this.writes.delete(write);
+    write.then(forget, forget);
+    return write;
+  }
+
   private async release(): Promise<void> {
     await this.active?.catch(() => undefined);
+    await Promise.allSettled([...this.writes]);
     this.lifetime.abort(new SessionStateError("session_closed", `Session "${this.id}" closed.`));
     const failures: unknown[] = [];
     for (const step of [() => this.admitted.owner.releaseAll(), () => this.admitted.log?.close(), ...this.closeHooks]) {
@@ -103,7 +258,8 @@ export class NodeSession implements Session {
 
 function normalizeInput(input: RunInput): readonly ContentBlock[] {
   if (typeof input === "string") return [{ type: "text", text: input }];
-  if (Array.isArray(input) && input.length > 0 && input.every(isContentBlock))
+  if (Array.isArray(input) && input.length > 0 && input.every(isContentBlock)) {
     return input.map((block) => ({ ...block }));
+  }
   throw new CastellanError("input_invalid", "A Run's input must be a string or a non-empty array of content blocks.");
 }

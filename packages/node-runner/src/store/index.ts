@@ -1,13 +1,22 @@
 export { createFileSessionStore, type FileSessionStoreOptions } from "./file-store.js";
 export { createMemorySessionStore } from "./memory-store.js";
 export {
+  type ApprovalAnswerRecord,
+  type ApprovalRequestRecord,
   type AssistantMessageRecord,
+  type CompactionRecord,
   type RunEndRecord,
+  type RunInputRecord,
+  type RunResumeRecord,
   type RunStartRecord,
   type SessionOpenRecord,
   type SessionRecord,
+  type StateCommittedRecord,
+  type StateQueuedRecord,
   sessionLogFormatVersion,
   sessionRecordKinds,
+  type ToolBatchEndRecord,
+  type ToolBatchStartRecord,
   type ToolEndRecord,
   type ToolStartRecord,
 } from "./records.js";

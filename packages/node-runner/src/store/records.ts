@@ -60,12 +60,99 @@ export interface ToolEndRecord {
   readonly result: ToolResult;
 }
 
-/** A Run settled. */
+/**
+ * A Run settled. `interrupted` is written for a Run whose process stopped before it settled,
+ * when a later Run starts instead of resuming it.
+ */
 export interface RunEndRecord {
   readonly kind: "run-end";
   readonly runId: string;
-  readonly status: "completed" | "aborted" | "failed";
+  readonly status: "completed" | "aborted" | "failed" | "interrupted";
   readonly error?: ErrorInfo;
+}
+
+/** Input joined into a running Run (`run.join`), saved when the Run takes it. */
+export interface RunInputRecord {
+  readonly kind: "run-input";
+  readonly runId: string;
+  readonly input: readonly ContentBlock[];
+}
+
+/** An interrupted Run was explicitly resumed under the same id. */
+export interface RunResumeRecord {
+  readonly kind: "run-resume";
+  readonly runId: string;
+}
+
+/** A tool batch (the calls of one model turn) began; its state writes are tentative until its end. */
+export interface ToolBatchStartRecord {
+  readonly kind: "tool-batch-start";
+  readonly runId: string;
+  readonly turn: number;
+  readonly toolCallIds: readonly string[];
+}
+
+/** A tool batch settled: its state writes are committed (in this same record) or discarded. */
+export interface ToolBatchEndRecord {
+  readonly kind: "tool-batch-end";
+  readonly runId: string;
+  readonly turn: number;
+  readonly status: "committed" | "discarded";
+  /** The committed state changes; absent when discarded or when nothing was written. */
+  readonly changes?: Readonly<Record<string, JsonValue>>;
+  /** Why the writes were discarded. */
+  readonly reason?: string;
+}
+
+/** A host state write, queued for the next turn (`session.setState`). */
+export interface StateQueuedRecord {
+  readonly kind: "state-queued";
+  readonly changes: Readonly<Record<string, JsonValue>>;
+}
+
+/** The queued host writes were applied at the start of a turn. */
+export interface StateCommittedRecord {
+  readonly kind: "state-committed";
+  readonly source: "host";
+  readonly runId: string;
+  readonly turn: number;
+  readonly changes: Readonly<Record<string, JsonValue>>;
+}
+
+/** A tool call is waiting for approval; written before the approval adapter is asked. */
+export interface ApprovalRequestRecord {
+  readonly kind: "approval-request";
+  readonly runId: string;
+  readonly turn: number;
+  readonly toolCallId: string;
+  readonly toolName: string;
+  readonly input: JsonValue;
+  readonly readOnly: boolean;
+  readonly reason?: string;
+}
+
+/** An approval request was answered (live, or later through `session.answerApproval`). */
+export interface ApprovalAnswerRecord {
+  readonly kind: "approval-answer";
+  readonly runId: string;
+  readonly toolCallId: string;
+  readonly decision: "allow" | "deny";
+  readonly reason?: string;
+}
+
+/**
+ * A compaction checkpoint: the conversation before the last `keptMessages` messages is
+ * replaced, in what the model is sent, by `summary`. The records themselves stay.
+ */
+export interface CompactionRecord {
+  readonly kind: "compaction";
+  readonly runId?: string;
+  readonly summary: string;
+  readonly keptMessages: number;
+  /** The estimated size of the conversation before compaction, in tokens. */
+  readonly tokensBefore: number;
+  readonly model: string;
+  readonly usage?: Usage;
 }
 
 /** One fact of a Session's history. The `kind` names are the Run event vocabulary (docs/events.md). */
@@ -75,7 +162,16 @@ export type SessionRecord =
   | AssistantMessageRecord
   | ToolStartRecord
   | ToolEndRecord
-  | RunEndRecord;
+  | RunEndRecord
+  | RunInputRecord
+  | RunResumeRecord
+  | ToolBatchStartRecord
+  | ToolBatchEndRecord
+  | StateQueuedRecord
+  | StateCommittedRecord
+  | ApprovalRequestRecord
+  | ApprovalAnswerRecord
+  | CompactionRecord;
 
 /** The kinds a reader of this version accepts. */
 export const sessionRecordKinds: ReadonlySet<string> = new Set([
@@ -85,4 +181,13 @@ export const sessionRecordKinds: ReadonlySet<string> = new Set([
   "tool-start",
   "tool-end",
   "run-end",
+  "run-input",
+  "run-resume",
+  "tool-batch-start",
+  "tool-batch-end",
+  "state-queued",
+  "state-committed",
+  "approval-request",
+  "approval-answer",
+  "compaction",
 ]);

@@ -70,12 +70,12 @@ function checkToolEnd(record: Fields): string | undefined {
   return undefined;
 }
 
-const runEndStatuses: ReadonlySet<unknown> = new Set(["completed", "aborted", "failed"]);
+const runEndStatuses: ReadonlySet<unknown> = new Set(["completed", "aborted", "failed", "interrupted"]);
 
 function checkRunEnd(record: Fields): string | undefined {
   const problem = missingString(record, "runId");
   if (problem !== undefined) return problem;
-  if (!runEndStatuses.has(record.status)) return '"status" is not "completed", "aborted" or "failed"';
+  if (!runEndStatuses.has(record.status)) return '"status" is not "completed", "aborted", "failed" or "interrupted"';
   const error = record.error;
   if (
     error !== undefined &&
@@ -86,7 +86,75 @@ function checkRunEnd(record: Fields): string | undefined {
   return undefined;
 }
 
+function checkChanges(value: unknown): string | undefined {
+  return isObject(value) ? undefined : '"changes" is not an object';
+}
+
+function checkRunScoped(record: Fields): string | undefined {
+  return missingString(record, "runId");
+}
+
+function checkTurnScoped(record: Fields): string | undefined {
+  return missingString(record, "runId") ?? (isTurn(record.turn) ? undefined : '"turn" is not a non-negative integer');
+}
+
+function checkRunInput(record: Fields): string | undefined {
+  return checkRunScoped(record) ?? (Array.isArray(record.input) ? undefined : '"input" is not an array');
+}
+
+function checkToolBatchStart(record: Fields): string | undefined {
+  return (
+    checkTurnScoped(record) ??
+    (Array.isArray(record.toolCallIds) && record.toolCallIds.every((id) => typeof id === "string")
+      ? undefined
+      : '"toolCallIds" is not an array of strings')
+  );
+}
+
+function checkToolBatchEnd(record: Fields): string | undefined {
+  const problem = checkTurnScoped(record);
+  if (problem !== undefined) return problem;
+  if (record.status !== "committed" && record.status !== "discarded")
+    return '"status" is not "committed" or "discarded"';
+  return record.changes === undefined ? undefined : checkChanges(record.changes);
+}
+
+function checkStateCommitted(record: Fields): string | undefined {
+  if (record.source !== "host") return '"source" is not "host"';
+  return checkTurnScoped(record) ?? checkChanges(record.changes);
+}
+
+function checkApprovalRequest(record: Fields): string | undefined {
+  const problem = checkTurnScoped(record) ?? missingString(record, "toolCallId", "toolName");
+  if (problem !== undefined) return problem;
+  if (record.input === undefined) return '"input" is missing';
+  return typeof record.readOnly === "boolean" ? undefined : '"readOnly" is not a boolean';
+}
+
+function checkApprovalAnswer(record: Fields): string | undefined {
+  const problem = missingString(record, "runId", "toolCallId");
+  if (problem !== undefined) return problem;
+  return record.decision === "allow" || record.decision === "deny" ? undefined : '"decision" is not "allow" or "deny"';
+}
+
+function checkCompaction(record: Fields): string | undefined {
+  const problem = missingString(record, "summary", "model");
+  if (problem !== undefined) return problem;
+  if (!isTurn(record.keptMessages)) return '"keptMessages" is not a non-negative integer';
+  if (typeof record.tokensBefore !== "number") return '"tokensBefore" is not a number';
+  return record.runId === undefined || typeof record.runId === "string" ? undefined : '"runId" is not a string';
+}
+
 const checks: Readonly<Record<string, (record: Fields) => string | undefined>> = {
+  "run-input": checkRunInput,
+  "run-resume": checkRunScoped,
+  "tool-batch-start": checkToolBatchStart,
+  "tool-batch-end": checkToolBatchEnd,
+  "state-queued": (record) => checkChanges(record.changes),
+  "state-committed": checkStateCommitted,
+  "approval-request": checkApprovalRequest,
+  "approval-answer": checkApprovalAnswer,
+  compaction: checkCompaction,
   "session-open": checkSessionOpen,
   "run-start": checkRunStart,
   "assistant-message": checkAssistantMessage,

@@ -1,0 +1,98 @@
+import type { Usage } from "@castellan/harness";
+
+/** One model call's usage, attributed. */
+export interface UsageEntry {
+  readonly runId: string | undefined;
+  readonly turn: number | undefined;
+  /** The agent whose model made the call. */
+  readonly agentId: string;
+  readonly model: string;
+  /** `turn` for a Run's model call, `compaction` for a summary request. */
+  readonly purpose: "turn" | "compaction";
+  readonly usage: Usage;
+}
+
+/** Totals of usage. `costUsd` is present only when every counted call reported a cost. */
+export interface UsageTotals {
+  readonly calls: number;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cacheReadTokens: number;
+  readonly cacheWriteTokens: number;
+  readonly costUsd?: number;
+}
+
+/** What `session.usage()` returns: totals for the Session, per Run and per model, and every entry. */
+export interface UsageReport {
+  readonly total: UsageTotals;
+  readonly byRun: Readonly<Record<string, UsageTotals>>;
+  readonly byModel: Readonly<Record<string, UsageTotals>>;
+  readonly entries: readonly UsageEntry[];
+}
+
+/** Adds usage into running totals. */
+export class UsageTotalsBuilder {
+  calls = 0;
+  inputTokens = 0;
+  outputTokens = 0;
+  cacheReadTokens = 0;
+  cacheWriteTokens = 0;
+  costUsd: number | undefined = 0;
+
+  add(usage: Usage): void {
+    this.calls++;
+    this.inputTokens += usage.inputTokens;
+    this.outputTokens += usage.outputTokens;
+    this.cacheReadTokens += usage.cacheReadTokens ?? 0;
+    this.cacheWriteTokens += usage.cacheWriteTokens ?? 0;
+    this.costUsd = usage.costUsd === undefined || this.costUsd === undefined ? undefined : this.costUsd + usage.costUsd;
+  }
+
+  freeze(): UsageTotals {
+    const { calls, inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, costUsd } = this;
+    return Object.freeze({
+      calls,
+      inputTokens,
+      outputTokens,
+      cacheReadTokens,
+      cacheWriteTokens,
+      ...(costUsd === undefined || calls === 0 ? {} : { costUsd }),
+    });
+  }
+}
+
+/** Every model call's usage in the Session, in order. */
+export class UsageLedger {
+  private readonly entries: UsageEntry[] = [];
+
+  record(entry: UsageEntry): void {
+    this.entries.push(Object.freeze({ ...entry, usage: Object.freeze({ ...entry.usage }) }));
+  }
+
+  report(): UsageReport {
+    const total = new UsageTotalsBuilder();
+    const byRun = new Map<string, UsageTotalsBuilder>();
+    const byModel = new Map<string, UsageTotalsBuilder>();
+    const bucket = (map: Map<string, UsageTotalsBuilder>, key: string) => {
+      let builder = map.get(key);
+      if (!builder) {
+        builder = new UsageTotalsBuilder();
+        map.set(key, builder);
+      }
+      return builder;
+    };
+    for (const entry of this.entries) {
+      total.add(entry.usage);
+      if (entry.runId !== undefined) bucket(byRun, entry.runId).add(entry.usage);
+      bucket(byModel, entry.model).add(entry.usage);
+    }
+    const freeze = (map: Map<string, UsageTotalsBuilder>) =>
+      Object.freeze(Object.fromEntries([...map].map(([key, builder]) => [key, builder.freeze()])));
+    return Object.freeze({
+      total: total.freeze(),
+      byRun: freeze(byRun),
+      byModel: freeze(byModel),
+      entries: Object.freeze([...this.entries]),
+    });
+  }
+}

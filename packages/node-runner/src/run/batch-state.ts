@@ -1,0 +1,66 @@
+import type { JsonValue, StateUpdate, StateView } from "@castellan/harness";
+import { CastellanError, deepFreeze, findNonJson } from "@castellan/harness";
+
+/** A state update names an undeclared key or holds a value that is not JSON. */
+export class StateError extends CastellanError {
+  constructor(message: string) {
+    super("state_invalid", message);
+  }
+}
+
+/**
+ * Checks a state patch against the declared keys; returns a deeply frozen copy. Every key
+ * must be declared by the agent or one of its capabilities, and every value must be JSON.
+ */
+export function admitStatePatch(
+  patch: unknown,
+  declared: Readonly<Record<string, JsonValue>>,
+  where: string,
+): Readonly<Record<string, JsonValue>> {
+  if (patch === null || typeof patch !== "object" || Array.isArray(patch)) {
+    throw new StateError(`${where}: a state update must be an object of declared keys and JSON values.`);
+  }
+  for (const key of Object.keys(patch)) {
+    if (!Object.hasOwn(declared, key)) {
+      const known = Object.keys(declared);
+      throw new StateError(
+        `${where}: state key "${key}" is not declared${known.length ? ` (declared: ${known.join(", ")})` : ""}.`,
+      );
+    }
+  }
+  const nonJson = findNonJson(patch, "state");
+  if (nonJson) throw new StateError(`${where}: the state value at ${nonJson} is not JSON.`);
+  return deepFreeze(structuredClone(patch) as Record<string, JsonValue>);
+}
+
+/**
+ * The tentative state of one tool batch: writes are visible to later tools of the batch and
+ * become one committed change when the batch settles.
+ */
+export class BatchState {
+  private changes: Readonly<Record<string, JsonValue>> = Object.freeze({});
+  private cached: StateView | undefined;
+
+  constructor(
+    private readonly committed: StateView,
+    private readonly declared: Readonly<Record<string, JsonValue>>,
+  ) {}
+
+  /** Committed state with this batch's writes over it. */
+  get view(): StateView {
+    this.cached ??= Object.freeze({ ...this.committed, ...this.changes });
+    return this.cached;
+  }
+
+  update(update: StateUpdate, toolName: string): void {
+    const patch = typeof update === "function" ? update(this.view) : update;
+    const admitted = admitStatePatch(patch, this.declared, `Tool "${toolName}" setState`);
+    this.changes = Object.freeze({ ...this.changes, ...admitted });
+    this.cached = undefined;
+  }
+
+  /** The batch's writes merged, or undefined when it wrote nothing. */
+  get pending(): Readonly<Record<string, JsonValue>> | undefined {
+    return Object.keys(this.changes).length > 0 ? this.changes : undefined;
+  }
+}

@@ -1,0 +1,194 @@
+import type { Message, ModelRequest, Projection, Usage } from "@castellan/harness";
+import { CastellanError } from "@castellan/harness";
+import { estimateMessageTokens, estimateTextTokens } from "../history/token-estimate.js";
+import { type BoundModel, bindModel } from "../models/bound-model.js";
+import type { Emit, SessionCore } from "../session/session-core.js";
+import { streamModelTurn } from "./model-turn.js";
+
+/** The summary request failed; nothing was saved and the conversation is as it was. */
+export class CompactionError extends CastellanError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("compaction_failed", message, options);
+  }
+}
+
+/** What a compaction did. */
+export interface CompactionOutcome {
+  readonly summary: string;
+  /** Messages kept verbatim after the summary. */
+  readonly keptMessages: number;
+  /** Messages replaced by the summary. */
+  readonly compactedMessages: number;
+  readonly tokensBefore: number;
+  readonly tokensAfter: number;
+  readonly model: string;
+  readonly usage?: Usage;
+}
+
+const defaultInstructions = [
+  "You are compacting a conversation between a user and an assistant that uses tools, so it can continue in less space.",
+  "Write a summary that lets the assistant carry on without the original messages: the user's goals and requests,",
+  "decisions made, facts learned (names, identifiers, paths, numbers), what each tool call did and returned when it",
+  "matters, work finished, and work still open. Keep exact values. Do not invent anything. Write only the summary.",
+].join(" ");
+
+const summaryPrefix = "Summary of the earlier conversation (compacted):\n\n";
+
+/** The request's estimated size: the conversation, the instructions and the tool contracts. */
+export function estimateRequestTokens(core: SessionCore, projection: Projection): number {
+  let tokens =
+    core.history.estimatedTokens + estimateTextTokens(projection.system) + estimateTextTokens(projection.context);
+  for (const tool of projection.tools) {
+    const bound = core.tools.get(tool.name);
+    if (bound?.kind === "local") {
+      tokens += estimateTextTokens(bound.tool.description) + estimateTextTokens(JSON.stringify(bound.tool.inputSchema));
+    }
+  }
+  return tokens;
+}
+
+/**
+ * Compacts before a model call when its request would pass the budget's threshold. Without
+ * a known context window (from the binding or the budget) nothing is compacted.
+ */
+export async function compactIfNeeded(
+  core: SessionCore,
+  context: {
+    readonly runId: string;
+    readonly projection: Projection;
+    readonly model: BoundModel;
+    readonly signal: AbortSignal;
+    readonly emit: Emit;
+  },
+): Promise<CompactionOutcome | undefined> {
+  const budget = core.contextBudget;
+  const window = budget.contextWindow ?? context.model.contextWindow;
+  if (!window) return undefined;
+  const available = window - budget.reserveOutputTokens;
+  const estimate = estimateRequestTokens(core, context.projection);
+  if (estimate <= available * budget.threshold) return undefined;
+  return await compactConversation(core, {
+    runId: context.runId,
+    reason: "budget",
+    keepTokens: Math.floor(available * budget.keepRecent),
+    sessionModel: context.model,
+    signal: context.signal,
+    emit: context.emit,
+  });
+}
+
+/**
+ * Replaces the older part of the conversation, in what the model is sent, with a summary the
+ * model writes. The most recent messages (up to `keepTokens`, at least the last exchange)
+ * stay verbatim; a tool call always stays with its results. The log keeps every original
+ * record, so receipts, state and the transcript are untouched. The summary request gets the
+ * conversation only: no context-placed sections, which are live observations.
+ */
+export async function compactConversation(
+  core: SessionCore,
+  options: {
+    readonly runId?: string;
+    readonly reason: "budget" | "manual";
+    readonly keepTokens: number;
+    readonly sessionModel: BoundModel;
+    readonly signal: AbortSignal;
+    readonly emit?: Emit;
+  },
+): Promise<CompactionOutcome | undefined> {
+  const messages = core.history.messages;
+  const kept = keptMessageCount(messages, options.keepTokens);
+  const compacted = messages.length - kept;
+  if (compacted === 0) return undefined;
+  const tokensBefore = core.history.estimatedTokens;
+  const runId = options.runId ?? "";
+  if (options.runId) options.emit?.({ kind: "compaction-start", runId, reason: options.reason, tokensBefore });
+
+  const model = compactionModel(core, options.sessionModel);
+  const request: ModelRequest = {
+    system: core.contextBudget.instructions ?? defaultInstructions,
+    context: "",
+    messages: [
+      ...messages.slice(0, compacted),
+      { role: "user", content: [{ type: "text", text: "Summarize the conversation so far, as instructed." }] },
+    ],
+    tools: [],
+    hostedTools: [],
+  };
+  let summary: string;
+  let usage: Usage | undefined;
+  try {
+    // The summary's own deltas are not the Run's answer, so they are not reported.
+    const answer = await streamModelTurn(model, request, {
+      runId,
+      turn: 0,
+      signal: options.signal,
+      emit: () => undefined,
+    });
+    summary = answer.message.content
+      .map((block) => (block.type === "text" ? block.text : ""))
+      .join("")
+      .trim();
+    usage = answer.usage;
+  } catch (error) {
+    if (options.signal.aborted) throw error;
+    throw new CompactionError(`Compacting the conversation failed: ${(error as Error).message}`, { cause: error });
+  }
+  if (summary.length === 0)
+    throw new CompactionError("Compacting the conversation failed: the model wrote an empty summary.");
+
+  await core.persist([
+    {
+      kind: "compaction",
+      ...(options.runId ? { runId: options.runId } : {}),
+      summary: `${summaryPrefix}${summary}`,
+      keptMessages: kept,
+      tokensBefore,
+      model: model.specifier,
+      ...(usage ? { usage } : {}),
+    },
+  ]);
+  const tokensAfter = core.history.estimatedTokens;
+  if (options.runId) options.emit?.({ kind: "compaction-end", runId, keptMessages: kept, tokensBefore, tokensAfter });
+  return {
+    summary: `${summaryPrefix}${summary}`,
+    keptMessages: kept,
+    compactedMessages: compacted,
+    tokensBefore,
+    tokensAfter,
+    model: model.specifier,
+    ...(usage ? { usage } : {}),
+  };
+}
+
+/**
+ * How many trailing messages to keep: whole exchanges (a user message, or an assistant
+ * message with its tool results) from the end, while they fit in `keepTokens`, and always the
+ * last one.
+ */
+export function keptMessageCount(messages: readonly Message[], keepTokens: number): number {
+  let start = messages.length;
+  let tokens = 0;
+  while (start > 0) {
+    let unitStart = start - 1;
+    while (unitStart > 0 && messages[unitStart]?.role === "tool") unitStart--;
+    let unitTokens = 0;
+    for (let index = unitStart; index < start; index++) unitTokens += estimateMessageTokens(messages[index] as Message);
+    if (start < messages.length && tokens + unitTokens > keepTokens) break;
+    tokens += unitTokens;
+    start = unitStart;
+  }
+  return messages.length - start;
+}
+
+function compactionModel(core: SessionCore, sessionModel: BoundModel): BoundModel {
+  const configured = core.contextBudget.model;
+  if (configured === undefined) return sessionModel;
+  if (typeof configured !== "string") return bindModel(configured, configured.specifier);
+  const registered = core.registry.models.get(configured);
+  if (!registered) {
+    throw new CompactionError(
+      `The compaction model "${configured}" is not registered; register it with host.registerModel.`,
+    );
+  }
+  return registered;
+}

@@ -1,0 +1,36 @@
+import { CastellanError } from "@castellan/harness";
+
+/** Limits on what one Run may spend. A Run over any of them stops before its next model call. */
+export interface UsageBudget {
+  readonly maxInputTokens?: number;
+  readonly maxOutputTokens?: number;
+  readonly maxTotalTokens?: number;
+  /** In US dollars; counts only calls whose binding reports a cost. */
+  readonly maxCostUsd?: number;
+}
+
+/** The Run spent its budget; it stopped between turns, with every tool call settled. */
+export class BudgetExceededError extends CastellanError {
+  constructor(message: string) {
+    super("budget_exceeded", message);
+  }
+}
+
+/** Throws BudgetExceededError when `spent` has reached any limit of `budget`. */
+export function checkBudget(
+  budget: UsageBudget | undefined,
+  spent: { readonly inputTokens: number; readonly outputTokens: number; readonly costUsd?: number },
+): void {
+  if (!budget) return;
+  const over = (name: string, used: number, limit: number | undefined) => {
+    if (limit !== undefined && used >= limit) {
+      throw new BudgetExceededError(
+        `The run used ${used} of its ${limit} ${name} budget and stopped before another model call.`,
+      );
+    }
+  };
+  over("input-token", spent.inputTokens, budget.maxInputTokens);
+  over("output-token", spent.outputTokens, budget.maxOutputTokens);
+  over("total-token", spent.inputTokens + spent.outputTokens, budget.maxTotalTokens);
+  over("USD", spent.costUsd ?? 0, budget.maxCostUsd);
+}

@@ -1,0 +1,178 @@
+import type { DeclarationSource, JsonValue, Placement, Program, Projection } from "@castellan/harness";
+import { deepFreeze } from "@castellan/harness";
+import type { StateWrite } from "../history/state-fold.js";
+
+/** A section as inspection shows it. */
+export interface InspectedSection {
+  readonly id: string;
+  readonly name: string;
+  readonly source: DeclarationSource;
+  readonly placement: Placement;
+  readonly order: number;
+  readonly text: string;
+}
+
+/** A visible tool as inspection shows it. */
+export interface InspectedTool {
+  readonly name: string;
+  readonly source: DeclarationSource;
+  readonly kind: "local" | "hosted";
+  readonly readOnly: boolean;
+}
+
+/** One projection: what the model was shown before `beforeModel` hooks. */
+export interface InspectedProjection {
+  readonly tools: readonly InspectedTool[];
+  readonly sections: readonly InspectedSection[];
+}
+
+/** What changed from the projection before. */
+export interface ProjectionChanges {
+  readonly toolsShown: readonly string[];
+  readonly toolsHidden: readonly string[];
+  readonly sectionsAdded: readonly string[];
+  readonly sectionsRemoved: readonly string[];
+  readonly sectionsChanged: readonly string[];
+}
+
+/** A projection observed for a turn. Entries are observations: a resumed Run can observe a turn again. */
+export interface InspectedTurn extends InspectedProjection {
+  readonly runId: string;
+  readonly turn: number;
+  readonly changes: ProjectionChanges;
+}
+
+/** One row of the placement table: where each declared section goes. */
+export interface SectionPlacement {
+  readonly id: string;
+  readonly name: string;
+  readonly source: DeclarationSource;
+  readonly placement: Placement;
+  /** `session` for fixed text, `turn` for a function projected before every turn. */
+  readonly lifetime: "session" | "turn";
+  readonly order: number;
+}
+
+/** The accepted declaration, as inspection shows it. */
+export interface InspectedDeclaration {
+  readonly agentId: string;
+  /** Capability names in declaration order. */
+  readonly capabilities: readonly string[];
+  readonly placements: readonly SectionPlacement[];
+}
+
+/** The frozen view `session.inspect()` returns. */
+export interface SessionInspection {
+  readonly sessionId: string;
+  /** Projections are kept for the current open only; reopening starts a new projection history. */
+  readonly projectionScope: "current-open";
+  /** The projection made after resources were acquired. */
+  readonly initial: InspectedProjection;
+  /** Successful projections, oldest first (at most the last `maxInspectedTurns`). */
+  readonly turns: readonly InspectedTurn[];
+  /** How many older turn entries were dropped to stay within the bound. */
+  readonly droppedTurns: number;
+  readonly current: InspectedProjection & { readonly declaration: InspectedDeclaration | null };
+  /** Committed state. */
+  readonly state: Readonly<Record<string, JsonValue>>;
+  /** Committed writes, saved by the store, with their source, Run and turn. */
+  readonly stateWrites: readonly StateWrite[];
+  /** Host writes queued for the next turn (saved, not yet applied). */
+  readonly pendingState: readonly Readonly<Record<string, JsonValue>>[];
+}
+
+/** Keeps the projections of the current open for `session.inspect()`. */
+export class InspectionRecorder {
+  private initial: InspectedProjection | undefined;
+  private readonly turns: InspectedTurn[] = [];
+  private dropped = 0;
+  private latest: InspectedProjection | undefined;
+  readonly declaration: InspectedDeclaration;
+
+  constructor(
+    program: Program,
+    private readonly toolKind: (name: string) => { kind: "local" | "hosted"; readOnly: boolean },
+    private readonly maxTurns = 500,
+  ) {
+    this.declaration = deepFreeze({
+      agentId: program.agent.id,
+      capabilities: program.agent.capabilities.map((capability) => capability.name),
+      placements: program.sections.map(({ id, name, source, placement, order, text }) => ({
+        id,
+        name,
+        source,
+        placement,
+        lifetime: typeof text === "string" ? ("session" as const) : ("turn" as const),
+        order,
+      })),
+    });
+  }
+
+  observe(projection: Projection, at: { readonly runId?: string; readonly turn: number }): void {
+    const view = this.view(projection);
+    if (at.runId === undefined) {
+      this.initial ??= view;
+    } else {
+      const changes = diff(this.latest ?? view, view);
+      this.turns.push(deepFreeze({ runId: at.runId, turn: at.turn, ...view, changes }));
+      if (this.turns.length > this.maxTurns) {
+        this.turns.shift();
+        this.dropped++;
+      }
+    }
+    this.latest = view;
+  }
+
+  inspect(
+    sessionId: string,
+    state: {
+      readonly state: Readonly<Record<string, JsonValue>>;
+      readonly writes: readonly StateWrite[];
+      readonly pending: readonly Readonly<Record<string, JsonValue>>[];
+    },
+  ): SessionInspection {
+    const empty: InspectedProjection = { tools: [], sections: [] };
+    const current = this.latest ?? empty;
+    return deepFreeze({
+      sessionId,
+      projectionScope: "current-open" as const,
+      initial: this.initial ?? empty,
+      turns: [...this.turns],
+      droppedTurns: this.dropped,
+      current: { ...current, declaration: this.declaration },
+      state: state.state,
+      stateWrites: [...state.writes],
+      pendingState: [...state.pending],
+    });
+  }
+
+  private view(projection: Projection): InspectedProjection {
+    return deepFreeze({
+      tools: projection.tools.map((tool) => ({ name: tool.name, source: tool.source, ...this.toolKind(tool.name) })),
+      sections: projection.sections.map(({ id, name, source, placement, order, text }) => ({
+        id,
+        name,
+        source,
+        placement,
+        order,
+        text,
+      })),
+    });
+  }
+}
+
+function diff(before: InspectedProjection, after: InspectedProjection): ProjectionChanges {
+  const beforeTools = new Set(before.tools.map((tool) => tool.name));
+  const afterTools = new Set(after.tools.map((tool) => tool.name));
+  const beforeSections = new Map(before.sections.map((section) => [section.id, section.text]));
+  const afterSections = new Map(after.sections.map((section) => [section.id, section.text]));
+  return {
+    toolsShown: [...afterTools].filter((name) => !beforeTools.has(name)),
+    toolsHidden: [...beforeTools].filter((name) => !afterTools.has(name)),
+    sectionsAdded: [...afterSections.keys()].filter((id) => !beforeSections.has(id)),
+    sectionsRemoved: [...beforeSections.keys()].filter((id) => !afterSections.has(id)),
+    sectionsChanged: [...afterSections]
+      .filter(([id, text]) => beforeSections.has(id) && beforeSections.get(id) !== text)
+      .map(([id]) => id),
+  };
+}
