@@ -77,6 +77,11 @@ export async function runToolBatch(
 
 function prepare(core: SessionCore, call: ToolCall, context: BatchContext): Prepared {
   const bound = core.tools.get(call.name);
+  const open = context.resume ? core.history.open.get(call.id) : undefined;
+  // A call that may have run is never re-run silently, whatever is visible now.
+  if (open?.started && !(bound?.kind === "local" && bound.tool.idempotent && context.resume?.retryIdempotent)) {
+    return { call, settled: errorResult(unrecordedOutcome) };
+  }
   if (!bound || !context.visible.has(call.name)) {
     const names = [...context.visible].join(", ") || "none";
     return {
@@ -98,16 +103,12 @@ function prepare(core: SessionCore, call: ToolCall, context: BatchContext): Prep
       settled: errorResult(`Invalid input for tool "${call.name}": ${problem}. Correct the input and call it again.`),
     };
   }
-  const open = context.resume ? core.history.open.get(call.id) : undefined;
-  return open ? prepareInterrupted(open, bound, input, context) : { call, tool: bound, input };
+  return open ? prepareInterrupted(open, bound, input) : { call, tool: bound, input };
 }
 
-/** An interrupted call, settled by an explicit resume: never silently re-run. */
-function prepareInterrupted(open: OpenCall, tool: LocalTool, input: JsonValue, context: BatchContext): Prepared {
+/** An interrupted call that may run on an explicit resume: it uses an approval answered earlier, if any. */
+function prepareInterrupted(open: OpenCall, tool: LocalTool, input: JsonValue): Prepared {
   const call = open.call;
-  if (open.started && !(tool.tool.idempotent && context.resume?.retryIdempotent)) {
-    return { call, settled: errorResult(unrecordedOutcome) };
-  }
   const answer = open.approval?.answer;
   if (answer) {
     const answered: PermissionOutcome = {
