@@ -1,16 +1,16 @@
-import type { DeclarationSource, JsonValue, Placement, Program, Projection } from "@castellan/harness";
+import type {
+  DeclarationSource,
+  JsonValue,
+  Placement,
+  Program,
+  ProjectedSection,
+  Projection,
+} from "@castellan/harness";
 import { deepFreeze } from "@castellan/harness";
 import type { StateWrite } from "../history/state-fold.js";
 
-/** A section as inspection shows it. */
-export interface InspectedSection {
-  readonly id: string;
-  readonly name: string;
-  readonly source: DeclarationSource;
-  readonly placement: Placement;
-  readonly order: number;
-  readonly text: string;
-}
+/** A section as inspection shows it: as it was projected. */
+export type InspectedSection = ProjectedSection;
 
 /** A visible tool as inspection shows it. */
 export interface InspectedTool {

@@ -1,5 +1,6 @@
 import type { JsonValue } from "@castellan/harness";
 import type { SessionHistory } from "../history/session-history.js";
+import type { ApprovalRequestRecord } from "../store/records.js";
 import type { SessionCore } from "./session-core.js";
 
 /** A call of an interrupted Run that has no receipt. */
@@ -21,16 +22,8 @@ export interface InterruptedRun {
   readonly unsettled: readonly UnsettledCall[];
 }
 
-/** A saved approval request with no answer yet. */
-export interface PendingApproval {
-  readonly runId: string;
-  readonly turn: number;
-  readonly toolCallId: string;
-  readonly toolName: string;
-  readonly input: JsonValue;
-  readonly readOnly: boolean;
-  readonly reason?: string;
-}
+/** A saved approval request with no answer yet: the saved request without its record kind. */
+export type PendingApproval = Omit<ApprovalRequestRecord, "kind">;
 
 /** Describes the unfinished Run of a replayed history. */
 export function interruptedRunOf(
