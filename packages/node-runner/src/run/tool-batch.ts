@@ -1,5 +1,5 @@
 import type { JsonValue, ToolCall, ToolContext, ToolResult } from "@castellan/harness";
-import { deepFreeze } from "@castellan/harness";
+import { CastellanError, deepFreeze } from "@castellan/harness";
 import { type OpenCall, unrecordedOutcome } from "../history/session-history.js";
 import { askApproval, decidePermission, type PermissionOutcome } from "../permissions/decide.js";
 import type { ToolApprovalRequest } from "../permissions/types.js";
@@ -294,7 +294,7 @@ async function execute(
     .then(toToolResult, (error: unknown) =>
       signal.aborted
         ? errorResult(`The tool stopped because the run was aborted; its effects may be partial. ${describe(error)}`)
-        : errorResult(`Tool "${item.call.name}" failed: ${describe(error)}`),
+        : errorResult(`Tool "${item.call.name}" failed: ${describeCoded(error)}`),
     );
   return await settleWithGrace(execution, signal, core.limits.abortGraceMs);
 }
@@ -321,4 +321,9 @@ function settleWithGrace(execution: Promise<ToolResult>, signal: AbortSignal, gr
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** Like `describe`, with the stable code of a Castellan error (e.g. `state_invalid` from setState) in front. */
+function describeCoded(error: unknown): string {
+  return error instanceof CastellanError ? `${error.code}: ${error.message}` : describe(error);
 }
