@@ -41,12 +41,17 @@ export function isJsonValue(value: unknown): value is JsonValue {
   return findNonJson(value) === undefined;
 }
 
-/** Freezes a value and everything reachable from it; returns the same value. */
+const deeplyFrozen = new WeakSet<object>();
+
+/**
+ * Freezes a value and everything reachable from it; returns the same value. An object that
+ * is frozen but not by this function (a shallow freeze) is still walked.
+ */
 export function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const item of Object.values(value)) deepFreeze(item);
-  }
+  if (value === null || typeof value !== "object" || deeplyFrozen.has(value)) return value;
+  Object.freeze(value);
+  deeplyFrozen.add(value);
+  for (const item of Object.values(value)) deepFreeze(item);
   return value;
 }
 

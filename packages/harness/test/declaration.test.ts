@@ -120,3 +120,14 @@ describe("defineCapability", () => {
     expect(() => resource({} as never, "spec")).toThrow(DeclarationError);
   });
 });
+
+describe("deepFreeze", () => {
+  it("walks into an object that was only frozen shallowly", async () => {
+    const { deepFreeze } = await import("../src/index.js");
+    const inner = { list: [1, 2] };
+    const outer = Object.freeze({ inner });
+    deepFreeze(outer);
+    expect(Object.isFrozen(inner)).toBe(true);
+    expect(Object.isFrozen(inner.list)).toBe(true);
+  });
+});
