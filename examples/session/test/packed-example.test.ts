@@ -1,81 +1,23 @@
 // The example as a consumer gets it: the packages are packed with `npm pack`, only those
 // tarballs are installed into a project outside the workspace, the example is typechecked
 // there, and it runs as two separate OS processes that continue one Session.
-import { execFile } from "node:child_process";
-import { copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createPackedConsumer, exec, type PackedConsumer } from "../../test-support/pack.ts";
 
-const exec = promisify(execFile);
-const root = fileURLToPath(new URL("../../../", import.meta.url));
 const example = fileURLToPath(new URL("../chat.ts", import.meta.url));
-const packages = ["harness", "models", "node-runner"];
-const npm = process.platform === "win32" ? "npm.cmd" : "npm";
-let work: string;
+let packed: PackedConsumer;
 let consumer: string;
 
 beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), "castellan-consumer-"));
-  const tarballs = join(work, "tarballs");
-  consumer = join(work, "consumer");
-  await mkdir(tarballs);
-  await mkdir(consumer);
-  await exec(
-    npm,
-    [
-      "pack",
-      "--silent",
-      ...packages.flatMap((name) => ["--workspace", `packages/${name}`]),
-      "--pack-destination",
-      tarballs,
-    ],
-    {
-      cwd: root,
-    },
-  );
-  const packed = await readdir(tarballs);
-  const dependencies: Record<string, string> = {};
-  for (const name of packages) {
-    const file = packed.find((entry) => entry.startsWith(`castellan-${name}-`) && entry.endsWith(".tgz"));
-    if (!file) throw new Error(`npm pack produced no tarball for ${name}: ${packed.join(", ")}`);
-    dependencies[`@castellan/${name}`] = `file:../tarballs/${file}`;
-  }
-  await writeFile(
-    join(consumer, "package.json"),
-    JSON.stringify({
-      name: "consumer",
-      private: true,
-      type: "module",
-      dependencies,
-      devDependencies: { "@types/node": "24.19.4" },
-    }),
-  );
-  await writeFile(
-    join(consumer, "tsconfig.json"),
-    JSON.stringify({
-      compilerOptions: {
-        target: "ES2023",
-        module: "NodeNext",
-        moduleResolution: "NodeNext",
-        strict: true,
-        noUncheckedIndexedAccess: true,
-        noEmit: true,
-        skipLibCheck: false,
-        types: ["node"],
-      },
-      include: ["*.ts"],
-    }),
-  );
-  await copyFile(example, join(consumer, "chat.ts"));
-  // Offline: everything the tarballs depend on is in npm's cache after `npm ci` here; no registry is contacted.
-  await exec(npm, ["install", "--offline", "--no-audit", "--no-fund", "--silent"], { cwd: consumer });
+  packed = await createPackedConsumer([example]);
+  consumer = packed.directory;
 }, 300_000);
 
 afterAll(async () => {
-  if (work) await rm(work, { recursive: true, force: true });
+  if (packed) await packed.remove();
 });
 
 describe("the packed session example", () => {
@@ -104,8 +46,7 @@ describe("the packed session example", () => {
   });
 
   it("typechecks against the packed type declarations", async () => {
-    const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
-    await exec(process.execPath, [tsc, "-p", "tsconfig.json"], { cwd: consumer });
+    await packed.typecheck();
   });
 
   it("continues one Session across two processes", async () => {

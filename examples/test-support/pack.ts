@@ -1,0 +1,96 @@
+// Shared by the examples' packed tests: pack the three packages with `npm pack`, install only
+// those tarballs into a project outside the workspace, and copy the example's files into it.
+import { execFile } from "node:child_process";
+import { copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+
+export const exec = promisify(execFile);
+export const workspaceRoot = fileURLToPath(new URL("../../", import.meta.url));
+export const packageNames = ["harness", "models", "node-runner"] as const;
+const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+
+/** A consumer project outside the workspace with the packed packages installed. */
+export interface PackedConsumer {
+  /** The consumer project's directory. */
+  readonly directory: string;
+  /** Typechecks the consumer's `*.ts` files against the packed type declarations. */
+  typecheck(): Promise<void>;
+  /** Removes everything this consumer created. */
+  remove(): Promise<void>;
+}
+
+/**
+ * Packs the packages (their `prepack` builds them), installs the tarballs offline into a new
+ * temporary project, and copies `files` (absolute paths) into it, keeping their names.
+ */
+export async function createPackedConsumer(files: readonly string[]): Promise<PackedConsumer> {
+  const work = await mkdtemp(join(tmpdir(), "castellan-consumer-"));
+  const remove = () => rm(work, { recursive: true, force: true });
+  try {
+    const tarballs = join(work, "tarballs");
+    const directory = join(work, "consumer");
+    await mkdir(tarballs);
+    await mkdir(directory);
+    await exec(
+      npm,
+      [
+        "pack",
+        "--silent",
+        ...packageNames.flatMap((name) => ["--workspace", `packages/${name}`]),
+        "--pack-destination",
+        tarballs,
+      ],
+      { cwd: workspaceRoot },
+    );
+    const packed = await readdir(tarballs);
+    const dependencies: Record<string, string> = {};
+    for (const name of packageNames) {
+      const file = packed.find((entry) => entry.startsWith(`castellan-${name}-`) && entry.endsWith(".tgz"));
+      if (!file) throw new Error(`npm pack produced no tarball for ${name}: ${packed.join(", ")}`);
+      dependencies[`@castellan/${name}`] = `file:../tarballs/${file}`;
+    }
+    await writeFile(
+      join(directory, "package.json"),
+      JSON.stringify({
+        name: "consumer",
+        private: true,
+        type: "module",
+        dependencies,
+        devDependencies: { "@types/node": "24.19.4" },
+      }),
+    );
+    await writeFile(
+      join(directory, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: {
+          target: "ES2023",
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          strict: true,
+          noUncheckedIndexedAccess: true,
+          noEmit: true,
+          skipLibCheck: false,
+          types: ["node"],
+        },
+        include: ["*.ts"],
+      }),
+    );
+    for (const file of files) await copyFile(file, join(directory, basename(file)));
+    // Offline: everything the tarballs depend on is in npm's cache after `npm ci` here; no registry is contacted.
+    await exec(npm, ["install", "--offline", "--no-audit", "--no-fund", "--silent"], { cwd: directory });
+    return {
+      directory,
+      async typecheck() {
+        const tsc = join(workspaceRoot, "node_modules", "typescript", "bin", "tsc");
+        await exec(process.execPath, [tsc, "-p", "tsconfig.json"], { cwd: directory });
+      },
+      remove,
+    };
+  } catch (error) {
+    await remove();
+    throw error;
+  }
+}
