@@ -1,6 +1,7 @@
 // `npm run bench:turn-loop [-- turns]`: is the per-turn cost of one long Run flat, or does it
-// grow with the history? Phases and windows: support/bench.ts. The targets are informational;
-// the script exits 0 unless something crashes.
+// grow with the history, with and without a state write (ctx.setState) in every turn? Phases
+// and windows: support/bench.ts. The targets are informational; the script exits 0 unless
+// something crashes.
 import { defaultOptions, runBench } from "./support/bench.ts";
 import { formatReport } from "./support/report.ts";
 

@@ -53,8 +53,12 @@ export interface BenchReport {
   readonly handWritten: LoopSummary;
   readonly memoryStore: LoopSummary;
   readonly fileStore: LoopSummary;
+  /** The same Runs with a state write (ctx.setState) in every tool-call turn. */
+  readonly memoryStoreState: LoopSummary;
+  readonly fileStoreState: LoopSummary;
   /** Castellan (memory store) over the hand-written loop, of the window medians. */
   readonly overhead: { readonly early: number; readonly late: number };
+  /** Reopening the last file-store Run with state writes. */
   readonly reopen: ReopenTimings;
   readonly memory: readonly PhaseMemory[];
   /** process.resourceUsage().maxRSS at the end, MiB. */
@@ -89,6 +93,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       await runCastellanLoop({ turns: warmupTurns, store: createMemorySessionStore(), sessionId: "warm-up" });
       const warmStore = createFileSessionStore({ directory: join(directory, "warm-up") });
       await runCastellanLoop({ turns: warmupTurns, store: warmStore, sessionId: "warm-up" });
+      await runCastellanLoop({ turns: warmupTurns, store: warmStore, sessionId: "warm-up-state", state: true });
       endPhase("warm-up");
     }
 
@@ -110,10 +115,30 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     const fileStore = summarize(fileRuns, early, late);
     endPhase("file store");
 
+    progress(`castellan + state, memory store: ${runs} Runs of ${turns} turns`);
+    const memoryStateRuns = await repeat(runs, (index) =>
+      runCastellanLoop({
+        turns,
+        store: createMemorySessionStore(),
+        sessionId: `bench-memory-state-${index}`,
+        state: true,
+      }),
+    );
+    const memoryStoreState = summarize(memoryStateRuns, early, late);
+    endPhase("memory store + state");
+
+    progress(`castellan + state, file store: ${runs} Runs of ${turns} turns`);
+    const stateSessionId = (index: number) => `bench-file-state-${index}`;
+    const fileStateRuns = await repeat(runs, (index) =>
+      runCastellanLoop({ turns, store, sessionId: stateSessionId(index), state: true }),
+    );
+    const fileStoreState = summarize(fileStateRuns, early, late);
+    endPhase("file store + state");
+
     progress(`reopen: ${reopenRepeats} times each`);
-    const reopened = sessionId(runs);
+    const reopened = stateSessionId(runs);
     const reopen = await measureReopen({
-      agent: benchAgent(turns),
+      agent: benchAgent(turns, { state: true }),
       store,
       sessionId: reopened,
       logPath: join(directory, `${encodeURIComponent(reopened)}.jsonl`),
@@ -126,6 +151,8 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       handWritten,
       memoryStore,
       fileStore,
+      memoryStoreState,
+      fileStoreState,
       overhead: {
         early: memoryStore.early.median / handWritten.early.median,
         late: memoryStore.late.median / handWritten.late.median,

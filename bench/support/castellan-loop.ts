@@ -1,17 +1,33 @@
 // One long Run through the real runner, timed from its events.
 import { type Agent, defineAgent } from "@castellan/harness";
 import { createNodeRunner, type NodeRunnerPlugin, type SessionStore } from "@castellan/node-runner";
-import { createInstantModel, tickTool } from "./instant-model.ts";
+import { createInstantModel, statefulTickTool, tickState, tickTool } from "./instant-model.ts";
 import { durationsFromStarts, type TurnTimings } from "./stats.ts";
 
 export const benchAgentId = "bench.turn-loop";
+export const statefulBenchAgentId = "bench.turn-loop-state";
 
-/** The bench agent: the instant model answering `turns` turns, and the `tick` tool. */
-export function benchAgent(turns: number): Agent {
-  return defineAgent(benchAgentId, {
+/**
+ * The bench agent: the instant model answering `turns` turns, and the `tick` tool. With
+ * `state`, the agent declares the `ticks` state key, its `tick` tool writes it with
+ * ctx.setState in every tool-call turn, and an instruction section reads it each turn.
+ */
+export function benchAgent(turns: number, options: { readonly state?: boolean } = {}): Agent {
+  if (!options.state) {
+    return defineAgent(benchAgentId, {
+      model: createInstantModel(turns),
+      instructions: "Tick until done.",
+      tools: [tickTool],
+    });
+  }
+  return defineAgent(statefulBenchAgentId, {
     model: createInstantModel(turns),
-    instructions: "Tick until done.",
-    tools: [tickTool],
+    state: tickState,
+    instructions: {
+      task: "Tick until done.",
+      progress: (ctx) => `Ticks so far: ${String(ctx.state.ticks)}.`,
+    },
+    tools: [statefulTickTool],
   });
 }
 
@@ -22,21 +38,28 @@ export function storePlugin(store: SessionStore): NodeRunnerPlugin {
 export interface CastellanRun extends TurnTimings {
   readonly text: string;
   readonly turns: number;
+  /** `state-changed` events of the Run (one per tool-call turn with `state`, else none). */
+  readonly stateWrites: number;
+  /** Committed `ticks` after the Run (undefined without `state`). */
+  readonly ticks: number | undefined;
 }
 
 /**
  * Runs one Run of `turns` turns in a new Session `sessionId` of `store`, with the `full-access`
- * preset. A turn's time is taken where the consumer of the Run's events sees it: from its
- * `turn-start` to the next turn's `turn-start` (the last turn to `run-end`).
+ * preset (and, with `state`, a state write in every tool-call turn). A turn's time is taken
+ * where the consumer of the Run's events sees it: from its `turn-start` to the next turn's
+ * `turn-start` (the last turn to `run-end`).
  */
 export async function runCastellanLoop(options: {
   readonly turns: number;
   readonly store: SessionStore;
   readonly sessionId: string;
+  readonly state?: boolean;
 }): Promise<CastellanRun> {
   const { turns, store, sessionId } = options;
+  const state = options.state ?? false;
   const runner = await createNodeRunner({
-    agent: benchAgent(turns),
+    agent: benchAgent(turns, { state }),
     plugins: [storePlugin(store)],
     permissions: "full-access",
     limits: { maxTurns: Math.max(2000, turns) },
@@ -45,10 +68,13 @@ export async function runCastellanLoop(options: {
     const session = await runner.createSession({ id: sessionId });
     try {
       const starts: number[] = [];
+      let stateWrites = 0;
       const begin = performance.now();
       const run = session.run(`Tick ${turns} times.`);
       for await (const event of run) {
-        if (event.kind === "turn-start") {
+        if (event.kind === "state-changed") {
+          stateWrites++;
+        } else if (event.kind === "turn-start") {
           starts.push(performance.now());
           if (event.turn !== starts.length)
             throw new Error(`turn-start ${event.turn} arrived as start ${starts.length}.`);
@@ -61,7 +87,18 @@ export async function runCastellanLoop(options: {
       if (result.turns !== turns || starts.length !== turns + 1) {
         throw new Error(`The Run took ${result.turns} turns (${starts.length - 1} timed), not ${turns}.`);
       }
-      return { durations: durationsFromStarts(starts), totalMs: end - begin, text: result.text, turns: result.turns };
+      const ticks = state ? (session.inspect().state.ticks as number) : undefined;
+      if (state && (stateWrites !== turns - 1 || ticks !== turns - 1)) {
+        throw new Error(`The Run wrote state ${stateWrites} times (ticks ${ticks}), not once per tool-call turn.`);
+      }
+      return {
+        durations: durationsFromStarts(starts),
+        totalMs: end - begin,
+        text: result.text,
+        turns: result.turns,
+        stateWrites,
+        ticks,
+      };
     } finally {
       await session.close();
     }

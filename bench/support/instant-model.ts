@@ -1,5 +1,5 @@
 // The in-process model and the one tool every loop of the bench uses.
-import type { ModelBinding, ModelRequest, ModelStreamEvent } from "@castellan/harness";
+import type { JsonObject, ModelBinding, ModelRequest, ModelStreamEvent } from "@castellan/harness";
 import { defineTool } from "@castellan/harness";
 
 const usage = { inputTokens: 1, outputTokens: 1 } as const;
@@ -41,11 +41,31 @@ export function tick(input: { readonly n: number }): string {
   return `tick ${input.n}`;
 }
 
+const tickInputSchema: JsonObject = { type: "object", properties: { n: { type: "integer" } }, required: ["n"] };
+
 /** Not read-only, so every call goes through the permission decision (allowed by `full-access`). */
 export const tickTool = defineTool({
   name: "tick",
   description: "Count one tick.",
-  inputSchema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] },
+  inputSchema: tickInputSchema,
   readOnly: false,
   execute: tick,
+});
+
+/** The state key the stateful `tick` writes. */
+export const tickState: JsonObject = { ticks: 0 };
+
+/**
+ * The same contract as `tickTool`, but every call also writes Session state (`ticks`, from the
+ * latest state), so every tool-call turn commits a state write with its batch.
+ */
+export const statefulTickTool = defineTool({
+  name: "tick",
+  description: "Count one tick.",
+  inputSchema: tickInputSchema,
+  readOnly: false,
+  execute: (input: { readonly n: number }, ctx) => {
+    ctx.setState((state) => ({ ticks: (state.ticks as number) + 1 }));
+    return tick(input);
+  },
 });

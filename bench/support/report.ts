@@ -14,7 +14,7 @@ const verdict = (ratio: number, limit: number) => `${ratio <= limit ? "PASS" : "
 /** The report as text: per-turn times and ratios with their targets, then reopen and memory. */
 export function formatReport(report: BenchReport): string {
   const { turns, runs, early, late, reopenRepeats } = report.options;
-  const widths = [25, 24, 24, 16, 16];
+  const widths = [33, 24, 24, 16, 16];
   const line = (cells: readonly string[]) =>
     cells.map((cell, index) => (index < widths.length ? cell.padEnd(widths[index] as number) : cell)).join("");
   const row = (name: string, summary: LoopSummary, target: boolean) =>
@@ -34,9 +34,12 @@ export function formatReport(report: BenchReport): string {
     row("hand-written loop", report.handWritten, false),
     row("castellan, memory store", report.memoryStore, true),
     row("castellan, file store", report.fileStore, true),
+    row("castellan + state, memory store", report.memoryStoreState, true),
+    row("castellan + state, file store", report.fileStoreState, true),
     `castellan/hand-written   ${times(report.overhead.early)} early, ${times(report.overhead.late)} late (memory store, medians)`,
+    `"+ state": the agent declares a state key and its tool calls ctx.setState in every tool-call turn`,
     "",
-    `reopen (file store, ${reopen.records} records, ${(reopen.bytes / 1024 / 1024).toFixed(2)} MiB)  ` +
+    `reopen (file store + state, ${reopen.records} records, ${(reopen.bytes / 1024 / 1024).toFixed(2)} MiB)  ` +
       `open ${reopen.openMs.toFixed(1)} ms   raw read+parse ${reopen.rawMs.toFixed(1)} ms   ` +
       `${times(reopen.ratio)}  ${verdict(reopen.ratio, targets.maxReopenOverRaw)}`,
     `  medians of ${reopenRepeats}; of the open, store.open alone (lock, read, crc and record checks) ` +

@@ -79,5 +79,5 @@ export type {
 export type { InterruptedRun, PendingApproval, UnsettledCall } from "./session/interruption.js";
 export { type OpenSessionOptions, openSession } from "./session/open-session.js";
 export type { RunInput, RunOptions, Session } from "./session/session.js";
-export type { RunLimits } from "./session/session-core.js";
+export type { HarnessContextBudget, RunLimits } from "./session/session-core.js";
 export * from "./store/index.js";

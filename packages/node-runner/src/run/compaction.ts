@@ -98,7 +98,8 @@ export async function compactConversation(
   const messages = core.history.messages;
   const kept = keptMessageCount(messages, options.keepTokens);
   const compacted = messages.length - kept;
-  if (compacted === 0) return undefined;
+  // After a compaction the first message is its summary: summarizing it alone again gains nothing.
+  if (compacted <= (core.history.compactions > 0 ? 1 : 0)) return undefined;
   const tokensBefore = core.history.estimatedTokens;
   const runId = options.runId ?? "";
   if (options.runId) options.emit?.({ kind: "compaction-start", runId, reason: options.reason, tokensBefore });

@@ -71,7 +71,12 @@ export async function executeRun(core: SessionCore, run: RunRequest, emit: Emit)
       const projection = projectTurn(core.program, turnContext(core, turn));
       core.observeProjection(projection, { runId, turn });
       const model = await abortable(core.model.resolve({ sessionId: core.sessionId, runId, signal }), signal);
-      await compactIfNeeded(core, { runId, projection, model, signal, emit });
+      const compaction = await compactIfNeeded(core, { runId, projection, model, signal, emit });
+      // A summary is a model call of this Run: it counts toward its usage and budget.
+      if (compaction?.usage) {
+        addUsage(usage, compaction.usage);
+        checkBudget(run.budget, usage);
+      }
       const tools: ToolSpec[] = [];
       const hostedTools: HostedToolSpec[] = [];
       for (const entry of projection.tools) {
