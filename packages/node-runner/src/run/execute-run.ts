@@ -57,6 +57,9 @@ export async function executeRun(core: SessionCore, run: RunRequest, emit: Emit)
     if (signal.aborted) throw new RunAbortedError();
     let turn = await begin(core, run, emit);
     started = true;
+    // A resumed Run whose final answer was saved before its process stopped ends with that answer.
+    const answered = run.mode.kind === "resume" ? savedFinalAnswer(core) : undefined;
+    if (answered) return await complete(core, run, emit, answered.content, turnsThisRun, usage);
     while (true) {
       if (signal.aborted) throw new RunAbortedError();
       if (turnsThisRun >= core.limits.maxTurns) throw new MaxTurnsError(core.limits.maxTurns);
@@ -122,17 +125,7 @@ export async function executeRun(core: SessionCore, run: RunRequest, emit: Emit)
       if (await takeJoined(core, run, emit)) continue;
       // A host write queued during the Run is shown to the model before the Run ends.
       if (core.history.state.pending.length > 0) continue;
-      const result: RunResult = {
-        runId,
-        content: answer.message.content,
-        text: textOf(answer.message.content),
-        turns: turnsThisRun,
-        usage: { ...usage },
-      };
-      await core.persist([{ kind: "run-end", runId, status: "completed" }]);
-      run.joined.close(runId);
-      emit({ kind: "run-end", runId, status: "completed", result });
-      return result;
+      return await complete(core, run, emit, answer.message.content, turnsThisRun, usage);
     }
   } catch (caught) {
     run.joined.close(runId);
@@ -191,6 +184,33 @@ async function begin(core: SessionCore, run: RunRequest, emit: Emit): Promise<nu
   }
   await takeJoined(core, run, emit);
   return turn;
+}
+
+/** Saves and reports the Run's completion with its final answer. */
+async function complete(
+  core: SessionCore,
+  run: RunRequest,
+  emit: Emit,
+  content: readonly ContentBlock[],
+  turns: number,
+  usage: Usage,
+): Promise<RunResult> {
+  const { runId } = run;
+  const result: RunResult = { runId, content, text: textOf(content), turns, usage: { ...usage } };
+  await core.persist([{ kind: "run-end", runId, status: "completed" }]);
+  run.joined.close(runId);
+  emit({ kind: "run-end", runId, status: "completed", result });
+  return result;
+}
+
+/**
+ * The final answer of the active Run when it is the last thing saved (its process stopped
+ * before `run-end`) and nothing waits to be shown to the model; undefined otherwise.
+ */
+function savedFinalAnswer(core: SessionCore): { readonly content: readonly ContentBlock[] } | undefined {
+  const last = core.history.messages.at(-1);
+  if (!core.history.activeRun?.turn || last?.role !== "assistant" || last.toolCalls.length > 0) return undefined;
+  return core.history.state.pending.length > 0 ? undefined : last;
 }
 
 /** Applies host writes queued with `session.setState` at the start of a turn. */
