@@ -77,7 +77,7 @@ afterAll(async () => {
 
 /** Opens a Session as the checker: the file store, recording the records it read at open. */
 async function openChecked(sessionId: string): Promise<{ session: Session; records: readonly SessionRecord[] }> {
-  const files = createFileSessionStore({ directory, unreadableLockStaleMs: 0 });
+  const files = createFileSessionStore({ directory });
   let records: readonly SessionRecord[] = [];
   const store: SessionStore = {
     async open(id, options) {
@@ -219,7 +219,7 @@ describe("crash safety of the file store through the runner", () => {
       const session = await openSession({
         agent,
         id,
-        store: createFileSessionStore({ directory, unreadableLockStaleMs: 0 }),
+        store: createFileSessionStore({ directory }),
         permissions: "full-access",
       });
       try {

@@ -1,4 +1,5 @@
-import { open, readFile, stat, unlink } from "node:fs/promises";
+import { randomUUID } from "node:crypto";
+import { link, open, readFile, stat, unlink, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { SessionLockedError } from "../errors.js";
 
@@ -66,8 +67,31 @@ function isAlive(pid: number): boolean {
   }
 }
 
-/** Creates the lock file; returns false when one already exists. */
+/**
+ * Creates the lock file with its content in one step: the content is written to a private
+ * file first, then hard-linked to the lock path, which fails if a lock exists. A writer killed
+ * at any point therefore never leaves an empty or half-written lock. Filesystems without hard
+ * links fall back to creating the lock with "wx" and writing it.
+ */
 async function tryCreate(path: string, content: string): Promise<boolean> {
+  const staging = `${path}.${process.pid}.${randomUUID()}.tmp`;
+  await writeFile(staging, content, { flag: "wx" });
+  try {
+    await link(staging, path);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EEXIST") return false;
+    if (code === "EPERM" || code === "ENOTSUP" || code === "EOPNOTSUPP" || code === "ENOSYS") {
+      return await createInPlace(path, content);
+    }
+    throw error;
+  } finally {
+    await unlink(staging).catch(() => {});
+  }
+}
+
+async function createInPlace(path: string, content: string): Promise<boolean> {
   let handle: Awaited<ReturnType<typeof open>>;
   try {
     handle = await open(path, "wx");
