@@ -32,6 +32,8 @@ export interface ActiveRunFacts {
   turn: number;
   /** A tool batch started and has not settled. */
   batchOpen: boolean;
+  /** The tentative state writes of the open batch's settled calls, in receipt order. */
+  batchWrites: Readonly<Record<string, JsonValue>>[];
 }
 
 /**
@@ -70,7 +72,7 @@ export class SessionHistory {
         this.settleUnrecorded();
         this.runCount++;
         this.lastRunId = record.runId;
-        this.activeRun = { runId: record.runId, turn: 0, batchOpen: false };
+        this.activeRun = { runId: record.runId, turn: 0, batchOpen: false, batchWrites: [] };
         this.push({ role: "user", content: record.input });
         return;
       case "run-input":
@@ -100,9 +102,12 @@ export class SessionHistory {
           });
         }
         return;
-      case "tool-batch-start":
-        this.expectActive(record.runId, position).batchOpen = true;
+      case "tool-batch-start": {
+        const active = this.expectActive(record.runId, position);
+        active.batchOpen = true;
+        active.batchWrites = [];
         return;
+      }
       case "tool-start": {
         const open = this.open.get(record.toolCall.id);
         if (!open) {
@@ -138,9 +143,12 @@ export class SessionHistory {
           record.turn,
           position,
         );
+        if (record.stateChanges && this.activeRun?.batchOpen) this.activeRun.batchWrites.push(record.stateChanges);
         return;
       case "tool-batch-end": {
-        this.expectActive(record.runId, position).batchOpen = false;
+        const active = this.expectActive(record.runId, position);
+        active.batchOpen = false;
+        active.batchWrites = [];
         if (record.status === "committed" && record.changes) {
           this.state.commit({ source: "tool", runId: record.runId, turn: record.turn, changes: record.changes });
         }

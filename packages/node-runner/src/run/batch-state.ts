@@ -52,11 +52,25 @@ export class BatchState {
     return this.cached;
   }
 
-  update(update: StateUpdate, toolName: string): void {
+  private readonly byCall = new Map<string, Readonly<Record<string, JsonValue>>>();
+
+  update(update: StateUpdate, call: { readonly id: string; readonly name: string }): void {
     const patch = typeof update === "function" ? update(this.view) : update;
-    const admitted = admitStatePatch(patch, this.declared, `Tool "${toolName}" setState`);
+    const admitted = admitStatePatch(patch, this.declared, `Tool "${call.name}" setState`);
     this.changes = Object.freeze({ ...this.changes, ...admitted });
+    this.byCall.set(call.id, Object.freeze({ ...(this.byCall.get(call.id) ?? {}), ...admitted }));
     this.cached = undefined;
+  }
+
+  /** Applies writes saved with receipts of calls that settled before a crash (a resumed batch). */
+  seed(changes: Readonly<Record<string, JsonValue>>): void {
+    this.changes = Object.freeze({ ...this.changes, ...changes });
+    this.cached = undefined;
+  }
+
+  /** What one call wrote, for its receipt; undefined when it wrote nothing. */
+  writtenBy(toolCallId: string): Readonly<Record<string, JsonValue>> | undefined {
+    return this.byCall.get(toolCallId);
   }
 
   /** The batch's writes merged, or undefined when it wrote nothing. */

@@ -54,25 +54,69 @@ export async function runToolBatch(
 ): Promise<void> {
   const { runId, turn, signal, emit } = context;
   const batch = new BatchState(committedState(core), core.program.initialState);
-  if (!core.history.activeRun?.batchOpen) {
-    await core.persist([{ kind: "tool-batch-start", runId, turn, toolCallIds: calls.map((call) => call.id) }]);
-  }
+  const active = core.history.activeRun;
+  // A resumed batch keeps the writes of the calls that settled before the crash.
+  if (context.resume) for (const changes of active?.batchWrites ?? []) batch.seed(changes);
+  const log = new BatchLog(core);
+  if (!active?.batchOpen)
+    log.hold([{ kind: "tool-batch-start", runId, turn, toolCallIds: calls.map((call) => call.id) }]);
+  let settled: SessionRecord[] = [];
   try {
     const prepared = calls.map((call) => prepare(core, call, context));
-    for (const group of groupForScheduling(prepared)) await runGroup(core, group, context, batch);
+    const groups = groupForScheduling(prepared);
+    for (const [index, group] of groups.entries()) {
+      const receipts = await runGroup(core, group, context, batch, log);
+      if (index < groups.length - 1) {
+        await log.write(receipts);
+        emitReceipts(receipts, emit);
+      } else {
+        settled = receipts;
+      }
+    }
   } catch (error) {
-    await core
-      .persist([{ kind: "tool-batch-end", runId, turn, status: "discarded", reason: describe(error) }])
+    await log
+      .write([{ kind: "tool-batch-end", runId, turn, status: "discarded", reason: describe(error) }])
       .catch(() => undefined);
     throw error;
   }
-  if (signal.aborted) {
-    await core.persist([{ kind: "tool-batch-end", runId, turn, status: "discarded", reason: "The run was aborted." }]);
-    return;
-  }
-  const changes = batch.pending;
-  await core.persist([{ kind: "tool-batch-end", runId, turn, status: "committed", ...(changes ? { changes } : {}) }]);
+  // The last receipts share one append with the batch's settlement.
+  const changes = signal.aborted ? undefined : batch.pending;
+  await log.write([
+    ...settled,
+    signal.aborted
+      ? { kind: "tool-batch-end", runId, turn, status: "discarded", reason: "The run was aborted." }
+      : { kind: "tool-batch-end", runId, turn, status: "committed", ...(changes ? { changes } : {}) },
+  ]);
+  emitReceipts(settled, emit);
   if (changes) await notifyStateChanged(core, { runId, turn, source: "tool", changes }, emit);
+}
+
+/**
+ * Appends a batch's records, letting records that need not be durable on their own (the
+ * batch's start) ride with the next append, so a turn costs fewer syncs.
+ */
+class BatchLog {
+  private held: SessionRecord[] = [];
+
+  constructor(private readonly core: SessionCore) {}
+
+  hold(records: readonly SessionRecord[]): void {
+    this.held.push(...records);
+  }
+
+  write(records: readonly SessionRecord[]): Promise<void> {
+    const all = [...this.held, ...records];
+    this.held = [];
+    return this.core.persist(all);
+  }
+}
+
+function emitReceipts(receipts: readonly SessionRecord[], emit: Emit): void {
+  for (const record of receipts) {
+    if (record.kind !== "tool-end") continue;
+    const { runId, turn, toolCallId, toolName, result } = record;
+    emit({ kind: "tool-end", runId, turn, toolCallId, toolName, result });
+  }
 }
 
 function prepare(core: SessionCore, call: ToolCall, context: BatchContext): Prepared {
@@ -140,7 +184,14 @@ function groupForScheduling(prepared: readonly Prepared[]): Prepared[][] {
   return groups;
 }
 
-async function runGroup(core: SessionCore, group: readonly Prepared[], context: BatchContext, batch: BatchState) {
+/** Decides and runs one group; returns its receipts, in call order, for the caller to save. */
+async function runGroup(
+  core: SessionCore,
+  group: readonly Prepared[],
+  context: BatchContext,
+  batch: BatchState,
+  log: BatchLog,
+): Promise<SessionRecord[]> {
   const { runId, turn, emit, signal } = context;
   const results = new Map<string, ToolResult>();
   const runnable: Runnable[] = [];
@@ -150,14 +201,14 @@ async function runGroup(core: SessionCore, group: readonly Prepared[], context: 
     } else if ("settled" in item) {
       results.set(item.call.id, item.settled);
     } else {
-      const denied = await decide(core, item, context);
+      const denied = await decide(core, item, context, log);
       if (denied) results.set(item.call.id, denied);
       else runnable.push(item);
     }
   }
 
   if (runnable.length > 0) {
-    await core.persist(
+    await log.write(
       runnable.map(({ call, input }) => ({ kind: "tool-start", runId, turn, toolCall: { ...call, input } })),
     );
     const executions = runnable.map((item) => {
@@ -169,31 +220,28 @@ async function runGroup(core: SessionCore, group: readonly Prepared[], context: 
     await Promise.all(executions);
   }
 
-  const receipts: SessionRecord[] = group.map((item) => ({
-    kind: "tool-end",
-    runId,
-    turn,
-    toolCallId: item.call.id,
-    toolName: item.call.name,
-    input: "input" in item ? item.input : item.call.input,
-    result: results.get(item.call.id) as ToolResult,
-  }));
-  await core.persist(receipts);
-  for (const record of receipts) {
-    if (record.kind !== "tool-end") continue;
-    emit({
+  return group.map((item) => {
+    const stateChanges = batch.writtenBy(item.call.id);
+    return {
       kind: "tool-end",
       runId,
       turn,
-      toolCallId: record.toolCallId,
-      toolName: record.toolName,
-      result: record.result,
-    });
-  }
+      toolCallId: item.call.id,
+      toolName: item.call.name,
+      input: "input" in item ? item.input : item.call.input,
+      result: results.get(item.call.id) as ToolResult,
+      ...(stateChanges ? { stateChanges } : {}),
+    };
+  });
 }
 
 /** Asks for permission; returns an error result when denied, undefined when allowed. */
-async function decide(core: SessionCore, item: Runnable, context: BatchContext): Promise<ToolResult | undefined> {
+async function decide(
+  core: SessionCore,
+  item: Runnable,
+  context: BatchContext,
+  log: BatchLog,
+): Promise<ToolResult | undefined> {
   const { runId, turn, emit, signal } = context;
   const request = {
     agent: { id: core.agent.id },
@@ -207,7 +255,7 @@ async function decide(core: SessionCore, item: Runnable, context: BatchContext):
   };
   const approvalLog = {
     requested: (asked: ToolApprovalRequest) =>
-      core.persist([
+      log.write([
         {
           kind: "approval-request",
           runId,
@@ -220,7 +268,7 @@ async function decide(core: SessionCore, item: Runnable, context: BatchContext):
         },
       ]),
     answered: (outcome: PermissionOutcome) =>
-      core.persist([
+      log.write([
         {
           kind: "approval-answer",
           runId,
@@ -280,7 +328,7 @@ async function execute(
     get state() {
       return batch.view;
     },
-    setState: (update) => batch.update(update, item.call.name),
+    setState: (update) => batch.update(update, item.call),
     sessionId: core.sessionId,
     runId,
     toolCallId: item.call.id,

@@ -58,6 +58,11 @@ export interface ToolEndRecord {
   readonly toolName: string;
   readonly input: JsonValue;
   readonly result: ToolResult;
+  /**
+   * The state this call wrote, still tentative: it commits with its batch. Kept so that a
+   * batch resumed after a crash commits the writes of the calls that settled before it.
+   */
+  readonly stateChanges?: Readonly<Record<string, JsonValue>>;
 }
 
 /**

@@ -67,7 +67,9 @@ function checkToolEnd(record: Fields): string | undefined {
   if (!isObject(result) || !Array.isArray(result.content) || typeof result.isError !== "boolean") {
     return '"result" is not a tool result with a "content" array and a boolean "isError"';
   }
-  return undefined;
+  return record.stateChanges === undefined || isObject(record.stateChanges)
+    ? undefined
+    : '"stateChanges" is not an object';
 }
 
 const runEndStatuses: ReadonlySet<unknown> = new Set(["completed", "aborted", "failed", "interrupted"]);
