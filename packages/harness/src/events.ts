@@ -91,7 +91,8 @@ export type RunEvent =
     })
   | (RunScoped & {
       readonly kind: "compaction-start";
-      readonly reason: "budget" | "manual";
+      /** Automatic compaction happens when a request would pass the context budget. */
+      readonly reason: "budget";
       readonly tokensBefore: number;
     })
   | (RunScoped & {

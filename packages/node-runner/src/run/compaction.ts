@@ -102,7 +102,9 @@ export async function compactConversation(
   if (compacted <= (core.history.compactions > 0 ? 1 : 0)) return undefined;
   const tokensBefore = core.history.estimatedTokens;
   const runId = options.runId ?? "";
-  if (options.runId) options.emit?.({ kind: "compaction-start", runId, reason: options.reason, tokensBefore });
+  if (options.runId && options.reason === "budget") {
+    options.emit?.({ kind: "compaction-start", runId, reason: "budget", tokensBefore });
+  }
 
   const model = compactionModel(core, options.sessionModel);
   const request: ModelRequest = {

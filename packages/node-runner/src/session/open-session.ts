@@ -2,9 +2,11 @@ import type { Agent } from "@castellan/harness";
 import { RunAbortedError } from "../errors.js";
 import type { PermissionPreset } from "../permissions/types.js";
 import type { NodeRunnerPlugin } from "../plugins/types.js";
+import type { UsageBudget } from "../run/usage-budget.js";
 import { createNodeRunner, type NodeRunner } from "../runner/create-node-runner.js";
 import type { SessionStore } from "../store/types.js";
 import type { NodeSession, Session } from "./session.js";
+import type { HarnessContextBudget, RunLimits } from "./session-core.js";
 
 /** Options of `openSession`. */
 export interface OpenSessionOptions {
@@ -21,6 +23,12 @@ export interface OpenSessionOptions {
   readonly permissions?: PermissionPreset;
   /** Already aborted: rejects before any plugin is applied. Aborted later: aborts the active Run. */
   readonly signal?: AbortSignal;
+  /** Bounds of every Run. Defaults: 200 turns, 10,000 ms abort grace. */
+  readonly limits?: Partial<RunLimits>;
+  /** What each Run may spend; a Run's own `budget` option replaces it. Default: no limit. */
+  readonly budget?: UsageBudget;
+  /** When the conversation is compacted. Defaults: see HarnessContextBudget. */
+  readonly contextBudget?: Partial<HarnessContextBudget>;
 }
 
 /**
@@ -45,6 +53,9 @@ export async function openSession(options: OpenSessionOptions): Promise<Session>
     plugins,
     permissions: options.permissions ?? "ask-on-write",
     ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.limits ? { limits: options.limits } : {}),
+    ...(options.budget ? { budget: options.budget } : {}),
+    ...(options.contextBudget ? { contextBudget: options.contextBudget } : {}),
   });
   let session: NodeSession;
   try {
