@@ -45,6 +45,12 @@ export {
   type Usage,
 } from "./model.js";
 export {
+  isModelProviderError,
+  type ModelErrorCode,
+  ModelProviderError,
+  type ModelProviderErrorOptions,
+} from "./model-errors.js";
+export {
   buildProgram,
   type DeclarationSource,
   isEnabled,
