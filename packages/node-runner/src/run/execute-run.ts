@@ -1,22 +1,13 @@
-import type {
-  ContentBlock,
-  ErrorInfo,
-  HostedToolSpec,
-  ModelRequest,
-  RunResult,
-  ToolSpec,
-  Usage,
-} from "@castellan/harness";
+import type { ContentBlock, ErrorInfo, RunResult, Usage } from "@castellan/harness";
 import { CastellanError, projectTurn, textOf } from "@castellan/harness";
 import { RunAbortedError, SessionStateError } from "../errors.js";
 import { type Emit, type SessionCore, turnContext } from "../session/session-core.js";
 import type { SessionRecord } from "../store/records.js";
 import { abortable } from "../util/abortable.js";
-import { applyBeforeModel } from "./before-model.js";
 import { compactIfNeeded } from "./compaction.js";
 import { settleInterrupted } from "./interrupted.js";
 import type { JoinQueue } from "./join-queue.js";
-import { streamModelTurn } from "./model-turn.js";
+import { callModel } from "./model-call.js";
 import { notifyStateChanged } from "./state-notify.js";
 import { runToolBatch } from "./tool-batch.js";
 import { BudgetExceededError, checkBudget, type UsageBudget } from "./usage-budget.js";
@@ -80,26 +71,10 @@ export async function executeRun(core: SessionCore, run: RunRequest, emit: Emit)
         addUsage(usage, compaction.usage);
         checkBudget(run.budget, usage);
       }
-      const tools: ToolSpec[] = [];
-      const hostedTools: HostedToolSpec[] = [];
-      for (const entry of projection.tools) {
-        const bound = core.tools.get(entry.name);
-        if (bound?.kind === "local") {
-          tools.push({ name: bound.name, description: bound.tool.description, inputSchema: bound.tool.inputSchema });
-        } else if (bound?.kind === "hosted") {
-          hostedTools.push(bound.spec);
-        }
-      }
-      const projected: ModelRequest = {
-        system: projection.system,
-        context: projection.context,
-        // A copy: the history keeps growing after the request is handed over.
-        messages: core.history.messages.slice(),
-        tools,
-        hostedTools,
-      };
-      const request = await abortable(applyBeforeModel(core.registry.hooks.beforeModel, projected, info), signal);
-      const answer = await streamModelTurn(model, request, { runId, turn, signal, emit });
+      const answer = await callModel(core, { runId, turn, projection, model, signal, emit, info }, (spent) => {
+        addUsage(usage, spent);
+        checkBudget(run.budget, usage);
+      });
       if (answer.usage) addUsage(usage, answer.usage);
       await core.persist([
         {

@@ -1,0 +1,88 @@
+import type { HostedToolSpec, ModelRequest, Projection, ToolSpec, Usage } from "@castellan/harness";
+import { isModelProviderError } from "@castellan/harness";
+import { ModelCallError } from "../errors.js";
+import type { BoundModel } from "../models/bound-model.js";
+import type { TurnInfo } from "../plugins/types.js";
+import type { Emit, SessionCore } from "../session/session-core.js";
+import { abortable } from "../util/abortable.js";
+import { applyBeforeModel } from "./before-model.js";
+import { compactConversation } from "./compaction.js";
+import { type ModelTurn, streamModelTurn } from "./model-turn.js";
+
+/** What one turn's model call needs. */
+export interface ModelCallContext {
+  readonly runId: string;
+  readonly turn: number;
+  readonly projection: Projection;
+  readonly model: BoundModel;
+  readonly signal: AbortSignal;
+  readonly emit: Emit;
+  readonly info: TurnInfo;
+}
+
+/**
+ * Builds the turn's request from its projection and the conversation, lets the beforeModel
+ * hooks rewrite it, and streams the answer. When the provider refuses the request as too
+ * long before answering anything, the conversation is compacted once and the call retried;
+ * the summary's usage is reported through `spend` like any model call of the Run.
+ */
+export async function callModel(
+  core: SessionCore,
+  context: ModelCallContext,
+  spend: (usage: Usage) => void,
+): Promise<ModelTurn> {
+  const { runId, turn, model, signal, emit } = context;
+  let streamed = false;
+  const watch: Emit = (event) => {
+    streamed = true;
+    emit(event);
+  };
+  let refusal: ModelCallError;
+  try {
+    return await streamModelTurn(model, await buildRequest(core, context), { runId, turn, signal, emit: watch });
+  } catch (error) {
+    const overflow = error instanceof ModelCallError && isModelProviderError(error.cause, "model_context_overflow");
+    if (streamed || !overflow) throw error;
+    refusal = error;
+  }
+  // The provider's refusal outranks the configured window: keep at most a share of what was sent.
+  const window = core.contextBudget.contextWindow ?? model.contextWindow;
+  const available = Math.min(
+    window ? window - core.contextBudget.reserveOutputTokens : Number.POSITIVE_INFINITY,
+    core.history.estimatedTokens,
+  );
+  const keepTokens = Math.floor(available * core.contextBudget.keepRecent);
+  const compaction = await compactConversation(core, {
+    runId,
+    reason: "budget",
+    keepTokens,
+    sessionModel: model,
+    signal,
+    emit,
+  });
+  if (!compaction) throw refusal;
+  if (compaction.usage) spend(compaction.usage);
+  return await streamModelTurn(model, await buildRequest(core, context), { runId, turn, signal, emit });
+}
+
+async function buildRequest(core: SessionCore, context: ModelCallContext): Promise<ModelRequest> {
+  const tools: ToolSpec[] = [];
+  const hostedTools: HostedToolSpec[] = [];
+  for (const entry of context.projection.tools) {
+    const bound = core.tools.get(entry.name);
+    if (bound?.kind === "local") {
+      tools.push({ name: bound.name, description: bound.tool.description, inputSchema: bound.tool.inputSchema });
+    } else if (bound?.kind === "hosted") {
+      hostedTools.push(bound.spec);
+    }
+  }
+  const projected: ModelRequest = {
+    system: context.projection.system,
+    context: context.projection.context,
+    // A copy: the history keeps growing after the request is handed over.
+    messages: core.history.messages.slice(),
+    tools,
+    hostedTools,
+  };
+  return await abortable(applyBeforeModel(core.registry.hooks.beforeModel, projected, context.info), context.signal);
+}
