@@ -1,0 +1,170 @@
+// Chat Completions chunks → ModelStreamEvents: text and reasoning deltas as they come, tool
+// calls assembled per `index` from their argument pieces and parsed once complete, usage from
+// the final chunk, and the finish reason mapped to a stop reason.
+import {
+  type JsonValue,
+  ModelProviderError,
+  type ModelStreamEvent,
+  type StopReason,
+  type Usage,
+} from "@castellan/harness";
+import { type ErrorContext, errorFromStreamPayload, sentence } from "./errors.js";
+import { costOf, type ModelPricing } from "./pricing.js";
+
+interface PendingCall {
+  id: string | undefined;
+  name: string;
+  arguments: string;
+}
+
+type Json = Record<string, unknown>;
+
+const stopReasons: Readonly<Record<string, StopReason>> = {
+  stop: "end",
+  tool_calls: "tool-calls",
+  function_call: "tool-calls",
+  length: "max-tokens",
+  content_filter: "refusal",
+};
+
+/** Assembles one streamed answer. `accept` and `complete` throw ModelProviderError on a broken stream. */
+export class ChunkAssembler {
+  readonly #context: ErrorContext;
+  readonly #pricing: ModelPricing | undefined;
+  readonly #calls = new Map<number, PendingCall>();
+  #lastSlot: number | undefined;
+  #finishReason: string | undefined;
+  #usage: Usage | undefined;
+  #refused = false;
+  #callsEmitted = 0;
+
+  constructor(context: ErrorContext, pricing: ModelPricing | undefined) {
+    this.#context = context;
+    this.#pricing = pricing;
+  }
+
+  /** The events of one `data:` payload. */
+  accept(data: string): ModelStreamEvent[] {
+    let chunk: unknown;
+    try {
+      chunk = JSON.parse(data);
+    } catch {
+      // The parser's message quotes the payload; it is not kept as the cause.
+      throw this.#malformed("an event whose data is not JSON");
+    }
+    if (!isObject(chunk)) throw this.#malformed("an event whose data is not a JSON object");
+    if (chunk.error !== undefined && chunk.error !== null) throw errorFromStreamPayload(this.#context, chunk.error);
+    if (isObject(chunk.usage)) this.#usage = this.#usageOf(chunk.usage);
+    if (chunk.choices !== undefined && chunk.choices !== null && !Array.isArray(chunk.choices)) {
+      throw this.#malformed("a chunk whose choices are not a list");
+    }
+    const events: ModelStreamEvent[] = [];
+    for (const choice of (chunk.choices as unknown[] | undefined) ?? []) {
+      // Only the first choice is read: the request never asks for more (no `n`).
+      if (!isObject(choice) || (choice.index ?? 0) !== 0) continue;
+      if (isObject(choice.delta)) this.#acceptDelta(choice.delta, events);
+      if (typeof choice.finish_reason === "string") {
+        if (choice.finish_reason === "error") throw errorFromStreamPayload(this.#context, undefined);
+        this.#finishReason = choice.finish_reason;
+        this.#emitCalls(events);
+      }
+    }
+    return events;
+  }
+
+  /** The closing events, at `data: [DONE]`: any calls not yet emitted, usage, then finish. */
+  complete(): ModelStreamEvent[] {
+    if (this.#finishReason === undefined) throw this.#malformed("a stream that ended without a finish reason");
+    const events: ModelStreamEvent[] = [];
+    this.#emitCalls(events);
+    if (this.#usage) events.push({ type: "usage", usage: this.#usage });
+    let stopReason = stopReasons[this.#finishReason] ?? "other";
+    // Some servers say `stop` after tool calls; the calls are what the loop acts on.
+    if (this.#callsEmitted > 0 && stopReason === "end") stopReason = "tool-calls";
+    if (this.#refused && stopReason === "end") stopReason = "refusal";
+    events.push({ type: "finish", stopReason });
+    return events;
+  }
+
+  #acceptDelta(delta: Json, events: ModelStreamEvent[]): void {
+    // Reasoning text as DeepSeek-style servers (`reasoning_content`) and OpenRouter (`reasoning`) stream it.
+    const reasoning = delta.reasoning_content ?? delta.reasoning;
+    if (typeof reasoning === "string" && reasoning.length > 0) events.push({ type: "thinking-delta", text: reasoning });
+    if (typeof delta.content === "string" && delta.content.length > 0) {
+      events.push({ type: "text-delta", text: delta.content });
+    }
+    if (typeof delta.refusal === "string" && delta.refusal.length > 0) {
+      this.#refused = true;
+      events.push({ type: "text-delta", text: delta.refusal });
+    }
+    if (delta.tool_calls === undefined || delta.tool_calls === null) return;
+    if (!Array.isArray(delta.tool_calls)) throw this.#malformed("a delta whose tool_calls are not a list");
+    for (const piece of delta.tool_calls) {
+      if (!isObject(piece)) throw this.#malformed("a tool call piece that is not an object");
+      if (this.#callsEmitted > 0) throw this.#malformed("a tool call piece after the finish reason");
+      const slot = this.#slotOf(piece);
+      const call = this.#calls.get(slot) ?? { id: undefined, name: "", arguments: "" };
+      this.#calls.set(slot, call);
+      this.#lastSlot = slot;
+      if (typeof piece.id === "string" && piece.id.length > 0) call.id ??= piece.id;
+      const fn = isObject(piece.function) ? piece.function : {};
+      if (typeof fn.name === "string" && fn.name.length > 0) call.name = fn.name;
+      if (typeof fn.arguments === "string") call.arguments += fn.arguments;
+    }
+  }
+
+  /** The call a piece belongs to: its `index`; without one, a new call for a new id, else the last call. */
+  #slotOf(piece: Json): number {
+    if (typeof piece.index === "number" && Number.isInteger(piece.index) && piece.index >= 0) return piece.index;
+    const known = [...this.#calls.entries()].find(([, call]) => call.id !== undefined && call.id === piece.id);
+    if (known) return known[0];
+    if (typeof piece.id === "string" || this.#lastSlot === undefined) {
+      return this.#calls.size === 0 ? 0 : Math.max(...this.#calls.keys()) + 1;
+    }
+    return this.#lastSlot;
+  }
+
+  #emitCalls(events: ModelStreamEvent[]): void {
+    if (this.#callsEmitted > 0 || this.#calls.size === 0) return;
+    const slots = [...this.#calls.keys()].sort((a, b) => a - b);
+    for (const slot of slots) {
+      const call = this.#calls.get(slot)!;
+      if (!call.name) throw this.#malformed(`tool call ${slot} without a function name`);
+      let input: JsonValue;
+      try {
+        // Some servers send no arguments for a tool without parameters.
+        input = call.arguments.trim() === "" ? {} : (JSON.parse(call.arguments) as JsonValue);
+      } catch {
+        throw this.#malformed(`tool call "${call.name}" whose arguments are not valid JSON`);
+      }
+      events.push({ type: "tool-call", toolCall: { id: call.id ?? `call_${slot}`, name: call.name, input } });
+    }
+    this.#callsEmitted = slots.length;
+  }
+
+  #usageOf(usage: Json): Usage {
+    const count = (value: unknown) => (typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0);
+    const details = isObject(usage.prompt_tokens_details) ? usage.prompt_tokens_details : {};
+    const cacheRead = count(details.cached_tokens);
+    const cacheWrite = count(details.cache_write_tokens);
+    // prompt_tokens counts cached tokens too; report them apart so input + cache = prompt.
+    const inputTokens = Math.max(0, count(usage.prompt_tokens) - cacheRead - cacheWrite);
+    const base: Usage = {
+      inputTokens,
+      outputTokens: count(usage.completion_tokens),
+      ...(cacheRead > 0 ? { cacheReadTokens: cacheRead } : {}),
+      ...(cacheWrite > 0 ? { cacheWriteTokens: cacheWrite } : {}),
+    };
+    return this.#pricing ? { ...base, costUsd: costOf(base, this.#pricing) } : base;
+  }
+
+  #malformed(what: string): ModelProviderError {
+    return new ModelProviderError("model_stream_malformed", `${sentence(this.#context.label)} sent ${what}.`, {
+      provider: this.#context.provider,
+    });
+  }
+}
+
+function isObject(value: unknown): value is Json {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}

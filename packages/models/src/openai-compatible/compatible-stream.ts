@@ -1,0 +1,142 @@
+// The streaming call shared by `openaiCompatible` and `openrouter`: one Chat Completions request
+// per attempt through the SDK, the answer's event stream decoded and assembled into events, and
+// bounded retries only while nothing has been streamed.
+import { ModelProviderError, type ModelRequest, type ModelStreamEvent } from "@castellan/harness";
+import type { OpenAI } from "openai";
+import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
+import { ChunkAssembler } from "./chunk-assembler.js";
+import { abortError, type ErrorContext, errorFromDisconnect, errorFromRequest, sentence } from "./errors.js";
+import type { ModelPricing } from "./pricing.js";
+import { type ChatRequestOptions, chatRequestBody } from "./request-mapping.js";
+import { retryDelayMs, waitBeforeRetry } from "./retry.js";
+import { readSse, SseReadError } from "./sse.js";
+
+/** What the shared stream needs from an adapter. */
+export interface CompatibleStreamConfig {
+  readonly context: ErrorContext;
+  readonly client: OpenAI;
+  readonly request: ChatRequestOptions;
+  /** Further attempts after a retryable failure before anything was streamed. */
+  readonly maxRetries: number;
+  /** The prices at the time of the call (OpenRouter learns them from its catalog). */
+  pricing(): ModelPricing | undefined;
+  /** Runs before the first request of every call, e.g. OpenRouter's catalog check; a failure ends the stream. */
+  prepare?(signal: AbortSignal): Promise<void>;
+}
+
+/** The `stream` method of a binding built on `config`. */
+export function compatibleStream(
+  config: CompatibleStreamConfig,
+): (request: ModelRequest, options: { readonly signal: AbortSignal }) => AsyncGenerator<ModelStreamEvent> {
+  return async function* stream(request, { signal }) {
+    const { context } = config;
+    if (request.hostedTools.length > 0) {
+      const names = request.hostedTools.map((tool) => `${tool.name} (${tool.hosted.kind})`).join(", ");
+      yield {
+        type: "error",
+        error: new ModelProviderError(
+          "model_unsupported",
+          `${sentence(context.label)} cannot serve provider-hosted tools over Chat Completions: ${names}. Remove them from the agent or use an adapter that supports them.`,
+          { provider: context.provider },
+        ),
+      };
+      return;
+    }
+    if (signal.aborted) {
+      yield { type: "error", error: abortError(signal) };
+      return;
+    }
+    try {
+      await config.prepare?.(signal);
+    } catch (error) {
+      yield { type: "error", error: signal.aborted ? abortError(signal) : asError(error) };
+      return;
+    }
+    const body = chatRequestBody(request, config.request);
+    for (let attempt = 0; ; attempt++) {
+      let started = false;
+      let failure: Error | undefined;
+      for await (const event of streamOnce(config, body, signal)) {
+        if (event.type === "error") {
+          failure = event.error;
+          break;
+        }
+        started = true;
+        yield event;
+      }
+      if (failure === undefined) return;
+      // Never after the first event: the consumer already holds part of this answer.
+      const delay =
+        !started && !signal.aborted && attempt < config.maxRetries ? retryDelayMs(failure, attempt) : undefined;
+      if (delay === undefined) {
+        yield { type: "error", error: failure };
+        return;
+      }
+      try {
+        await waitBeforeRetry(delay, signal);
+      } catch {
+        yield { type: "error", error: abortError(signal) };
+        return;
+      }
+    }
+  };
+}
+
+/** One attempt: its events, ending with `finish` or with one `error`. */
+async function* streamOnce(
+  config: CompatibleStreamConfig,
+  body: ChatCompletionCreateParamsStreaming,
+  signal: AbortSignal,
+): AsyncGenerator<ModelStreamEvent> {
+  const { context } = config;
+  // Aborted when this attempt stops for any reason, so its connection is never left open.
+  const attempt = new AbortController();
+  const requestSignal = AbortSignal.any([signal, attempt.signal]);
+  try {
+    let response: Response;
+    try {
+      response = await config.client.chat.completions
+        .create(body, { signal: requestSignal, maxRetries: 0 })
+        .asResponse();
+    } catch (error) {
+      yield { type: "error", error: errorFromRequest(context, error, signal) };
+      return;
+    }
+    const contentType = response.headers.get("content-type") ?? "";
+    if (!response.body || !contentType.includes("text/event-stream")) {
+      yield {
+        type: "error",
+        error: malformed(context, `an answer of type "${contentType}" instead of an event stream`),
+      };
+      return;
+    }
+    const assembler = new ChunkAssembler(context, config.pricing());
+    try {
+      for await (const message of readSse(response.body)) {
+        if (message.data === "[DONE]") {
+          yield* assembler.complete();
+          return;
+        }
+        yield* assembler.accept(message.data);
+      }
+      yield { type: "error", error: malformed(context, "a stream that ended without data: [DONE]") };
+    } catch (error) {
+      if (signal.aborted) yield { type: "error", error: abortError(signal) };
+      else if (error instanceof SseReadError)
+        yield { type: "error", error: errorFromDisconnect(context, error.cause, signal) };
+      else yield { type: "error", error: asError(error) };
+    }
+  } finally {
+    attempt.abort();
+  }
+}
+
+function malformed(context: ErrorContext, what: string): ModelProviderError {
+  return new ModelProviderError("model_stream_malformed", `${sentence(context.label)} sent ${what}.`, {
+    provider: context.provider,
+  });
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}

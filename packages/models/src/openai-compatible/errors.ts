@@ -1,0 +1,160 @@
+// Classifies failures at the boundary where they happen: HTTP answers by status code and the
+// provider's error code/type, broken connections as network errors. Messages from the provider
+// are kept (they say what to fix) but shortened and scrubbed of the credential.
+import { type ModelErrorCode, ModelProviderError } from "@castellan/harness";
+import { APIConnectionTimeoutError, APIError } from "openai";
+
+/** Who raised an error and what must never appear in it. */
+export interface ErrorContext {
+  /** The adapter's name, e.g. `openai-compatible`. */
+  readonly provider: string;
+  /** How messages name the service, e.g. `OpenRouter` or `the model server at localhost:8000`. */
+  readonly label: string;
+  /** The credential, scrubbed from every message taken from the provider. */
+  readonly secret: string | undefined;
+}
+
+/** An HTTP error answer: its status, headers and the body's `error` object, if any. */
+export interface HttpFailure {
+  readonly status: number;
+  readonly headers: Headers | undefined;
+  readonly error: unknown;
+}
+
+const longestProviderMessage = 300;
+
+/** Replaces every occurrence of the secret, then shortens the text. */
+export function scrub(text: string, secret: string | undefined): string {
+  const clean = secret ? text.split(secret).join("[redacted]") : text;
+  return clean.length > longestProviderMessage ? `${clean.slice(0, longestProviderMessage)}…` : clean;
+}
+
+/** Milliseconds from `retry-after-ms` or `retry-after` (seconds or an HTTP date); undefined when absent. */
+export function retryAfterMs(headers: Headers | undefined): number | undefined {
+  const milliseconds = Number.parseFloat(headers?.get("retry-after-ms") ?? "");
+  if (Number.isFinite(milliseconds) && milliseconds >= 0) return Math.ceil(milliseconds);
+  const value = headers?.get("retry-after")?.trim();
+  if (!value) return undefined;
+  if (/^\d+(\.\d+)?$/.test(value)) return Math.ceil(Number.parseFloat(value) * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+function field(error: unknown, name: "code" | "type" | "message"): unknown {
+  return error !== null && typeof error === "object" ? (error as Record<string, unknown>)[name] : undefined;
+}
+
+function describe(context: ErrorContext, error: unknown): string {
+  const message = field(error, "message");
+  return typeof message === "string" && message.length > 0 ? `: ${scrub(message, context.secret)}` : ".";
+}
+
+function codeOf(status: number, code: unknown, type: unknown): ModelErrorCode {
+  // OpenAI's documented code for a prompt that does not fit; compatible servers copy it.
+  if (code === "context_length_exceeded" || type === "context_length_exceeded") return "model_context_overflow";
+  if (status === 401 || status === 403) return "model_auth";
+  if (status === 429) return "model_rate_limited";
+  if (status === 503 || status === 529) return "model_overloaded";
+  if (status === 404 && code === "model_not_found") return "model_unknown";
+  if (status === 408) return "model_network";
+  if (status >= 500) return "model_server_error";
+  return "model_bad_request";
+}
+
+const advice: Partial<Record<ModelErrorCode, string>> = {
+  model_auth: "check the API key",
+  model_rate_limited: "slow down or retry later",
+  model_overloaded: "retry later",
+  model_context_overflow: "compact or shorten the conversation",
+  model_unknown: "check the model id",
+};
+
+/** The error for an HTTP error answer. */
+export function errorFromStatus(context: ErrorContext, failure: HttpFailure): ModelProviderError {
+  const { status, headers, error } = failure;
+  const code = codeOf(status, field(error, "code"), field(error, "type"));
+  const hint = advice[code];
+  const providerCode = field(error, "code") ?? field(error, "type");
+  const tag = typeof providerCode === "string" && providerCode ? ` ${providerCode}` : "";
+  const requestId = headers?.get("x-request-id") ?? headers?.get("x-generation-id") ?? undefined;
+  // Honoured for every retryable answer: servers send it with 503s and other 5xx too.
+  const after = retryAfterMs(headers);
+  return new ModelProviderError(
+    code,
+    `${sentence(context.label)} answered HTTP ${status}${tag}${describe(context, error)}${hint ? ` (${hint})` : ""}`,
+    {
+      provider: context.provider,
+      status,
+      ...(field(error, "code") === "insufficient_quota" ? { retryable: false } : {}),
+      ...(after === undefined ? {} : { retryAfterMs: after }),
+      ...(requestId ? { requestId } : {}),
+    },
+  );
+}
+
+/**
+ * The error for a `data: {"error": {...}}` event inside a stream. OpenRouter puts the HTTP
+ * status it would have answered in a numeric `code`; OpenAI-style servers use string codes.
+ */
+export function errorFromStreamPayload(context: ErrorContext, error: unknown): ModelProviderError {
+  const code = field(error, "code");
+  if (typeof code === "number" && Number.isInteger(code) && code >= 400) {
+    return errorFromStatus(context, { status: code, headers: undefined, error });
+  }
+  const type = field(error, "type");
+  let kind: ModelErrorCode = "model_server_error";
+  if (code === "context_length_exceeded" || type === "context_length_exceeded") kind = "model_context_overflow";
+  else if (code === "rate_limit_exceeded" || type === "rate_limit_exceeded") kind = "model_rate_limited";
+  else if (type === "overloaded_error" || code === "overloaded") kind = "model_overloaded";
+  return new ModelProviderError(
+    kind,
+    `${sentence(context.label)} reported an error in the stream${describe(context, error)}`,
+    {
+      provider: context.provider,
+    },
+  );
+}
+
+/** A model call that was aborted ends with the signal's reason. */
+export function abortError(signal: AbortSignal): Error {
+  return signal.reason instanceof Error
+    ? signal.reason
+    : new Error("The model call was aborted.", { cause: signal.reason });
+}
+
+/** The error for anything the SDK threw while sending the request and reading the answer's headers. */
+export function errorFromRequest(context: ErrorContext, thrown: unknown, signal: AbortSignal): Error {
+  if (signal.aborted) return abortError(signal);
+  if (thrown instanceof ModelProviderError) return thrown;
+  if (thrown instanceof APIError && typeof thrown.status === "number") {
+    return errorFromStatus(context, { status: thrown.status, headers: thrown.headers, error: thrown.error });
+  }
+  const timedOut = thrown instanceof APIConnectionTimeoutError;
+  // Connection failures (refused, reset, DNS, TLS) carry the platform's error as their cause.
+  const cause = thrown instanceof APIError ? (thrown.cause ?? thrown) : thrown;
+  return new ModelProviderError(
+    "model_network",
+    `Could not reach ${context.label}${timedOut ? ": the request timed out" : ""}${causeText(cause, context)}.`,
+    { provider: context.provider, cause },
+  );
+}
+
+/** The error for a connection that broke while the answer was being read. */
+export function errorFromDisconnect(context: ErrorContext, thrown: unknown, signal: AbortSignal): Error {
+  if (signal.aborted) return abortError(signal);
+  return new ModelProviderError(
+    "model_network",
+    `The connection to ${context.label} broke before the answer was complete${causeText(thrown, context)}.`,
+    { provider: context.provider, cause: thrown },
+  );
+}
+
+/** The label at the start of a sentence. */
+export function sentence(label: string): string {
+  return label.charAt(0).toUpperCase() + label.slice(1);
+}
+
+function causeText(cause: unknown, context: ErrorContext): string {
+  const inner = cause instanceof Error ? ((cause.cause as Error | undefined)?.message ?? cause.message) : undefined;
+  return inner ? ` (${scrub(inner, context.secret)})` : "";
+}

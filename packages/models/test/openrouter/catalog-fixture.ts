@@ -1,0 +1,60 @@
+// OpenRouter's GET /models answer in its documented shape, trimmed to three models.
+
+export const catalog = {
+  data: [
+    {
+      id: "acme/vision-pro",
+      canonical_slug: "acme/vision-pro-20250101",
+      name: "Acme: Vision Pro",
+      created: 1_735_689_600,
+      description: "A multimodal model with tools.",
+      context_length: 200_000,
+      architecture: {
+        modality: "text+image->text",
+        input_modalities: ["text", "image"],
+        output_modalities: ["text"],
+        tokenizer: "Other",
+        instruct_type: null,
+      },
+      pricing: {
+        prompt: "0.000003",
+        completion: "0.000015",
+        request: "0",
+        image: "0.0048",
+        input_cache_read: "0.0000003",
+        input_cache_write: "0.00000375",
+      },
+      top_provider: { context_length: 200_000, max_completion_tokens: 64_000, is_moderated: false },
+      per_request_limits: null,
+      supported_parameters: ["max_tokens", "temperature", "tools", "tool_choice"],
+    },
+    {
+      id: "acme/text-lite",
+      canonical_slug: "acme/text-lite",
+      name: "Acme: Text Lite",
+      created: 1_735_689_600,
+      description: "A small text model without tools.",
+      context_length: 32_768,
+      architecture: {
+        modality: "text->text",
+        input_modalities: ["text"],
+        output_modalities: ["text"],
+        tokenizer: "Other",
+      },
+      pricing: { prompt: "0.0000001", completion: "0.0000002" },
+      top_provider: { context_length: 32_768, max_completion_tokens: null, is_moderated: false },
+      per_request_limits: null,
+      supported_parameters: ["max_tokens", "temperature"],
+    },
+    {
+      id: "openrouter/auto",
+      name: "Auto Router",
+      created: 1_699_401_600,
+      context_length: 2_000_000,
+      architecture: { modality: "text->text", input_modalities: ["text", "image"], output_modalities: ["text"] },
+      pricing: { prompt: "-1", completion: "-1" },
+      supported_parameters: ["tools"],
+    },
+    { name: "An entry without an id is skipped" },
+  ],
+};
