@@ -1,0 +1,129 @@
+// The conversation as Anthropic's Messages API takes it: user and assistant turns that
+// alternate, tool results as user `tool_result` blocks, this adapter's opaque blocks handed
+// back unchanged.
+import type { Anthropic } from "@anthropic-ai/sdk";
+import type { ContentBlock, ImageBlock, Message } from "@castellan/harness";
+
+/** The `provider` name of the blocks this adapter makes and accepts back. */
+export const PROVIDER_NAME = "anthropic";
+
+type BlockParam = Anthropic.ContentBlockParam;
+type Base64MediaType = Anthropic.Base64ImageSource["media_type"];
+type ToolResultContent = Exclude<Anthropic.ToolResultBlockParam["content"], string | undefined>[number];
+
+/** The image types Anthropic accepts; others are replaced by a short note. */
+const IMAGE_TYPES: ReadonlySet<string> = new Set<Base64MediaType>([
+  "image/jpeg",
+  "image/png",
+  "image/gif",
+  "image/webp",
+]);
+
+/**
+ * Maps the conversation, appends `context` (this turn only) as a final user text block, and
+ * merges consecutive messages of one role, which Anthropic requires to alternate: tool results
+ * and the user message after them become one user message, results first as Anthropic asks.
+ * Messages left with no content are skipped (Anthropic rejects empty ones).
+ */
+export function toAnthropicMessages(messages: readonly Message[], context: string): Anthropic.MessageParam[] {
+  const turns: { role: "user" | "assistant"; content: BlockParam[] }[] = [];
+  const push = (role: "user" | "assistant", content: BlockParam[]) => {
+    if (content.length === 0) return;
+    const last = turns.at(-1);
+    if (last && last.role === role) last.content.push(...content);
+    else turns.push({ role, content });
+  };
+  for (const message of messages) {
+    switch (message.role) {
+      case "user":
+        push("user", message.content.flatMap(userBlock));
+        break;
+      case "assistant":
+        push("assistant", [
+          ...message.content.flatMap(assistantBlock),
+          ...message.toolCalls.map(
+            (call): Anthropic.ToolUseBlockParam => ({
+              type: "tool_use",
+              id: call.id,
+              name: call.name,
+              input: call.input,
+            }),
+          ),
+        ]);
+        break;
+      case "tool": {
+        const content = message.content.flatMap(toolResultBlock);
+        push("user", [
+          {
+            type: "tool_result",
+            tool_use_id: message.toolCallId,
+            // An empty result is sent without content, which Anthropic accepts.
+            ...(content.length > 0 ? { content } : {}),
+            is_error: message.isError,
+          },
+        ]);
+        break;
+      }
+    }
+  }
+  if (context) push("user", [{ type: "text", text: context }]);
+  return turns;
+}
+
+function userBlock(block: ContentBlock): BlockParam[] {
+  switch (block.type) {
+    case "text":
+      return block.text ? [{ type: "text", text: block.text }] : [];
+    case "image":
+      return [image(block)];
+    case "provider":
+      return ownBlock(block.provider, block.data);
+  }
+}
+
+function toolResultBlock(block: ContentBlock): ToolResultContent[] {
+  switch (block.type) {
+    case "text":
+      return block.text ? [{ type: "text", text: block.text }] : [];
+    case "image":
+      // Anthropic reads images inside tool results directly.
+      return [image(block)];
+    case "provider":
+      return ownBlock(block.provider, block.data) as ToolResultContent[];
+  }
+}
+
+function assistantBlock(block: ContentBlock): BlockParam[] {
+  switch (block.type) {
+    case "text":
+      return block.text ? [{ type: "text", text: block.text }] : [];
+    case "image":
+      // Assistant turns cannot carry images on Anthropic; this adapter never produces them.
+      return [];
+    case "provider":
+      // Thinking and redacted thinking blocks go back exactly as received, in their place.
+      return ownBlock(block.provider, block.data);
+  }
+}
+
+/** An image block, or a note in its place when Anthropic cannot read its type. */
+function image(block: ImageBlock): Anthropic.ImageBlockParam | Anthropic.TextBlockParam {
+  if (!IMAGE_TYPES.has(block.mediaType)) {
+    return {
+      type: "text",
+      text: `[An ${block.mediaType} image was left out: Anthropic reads JPEG, PNG, GIF and WebP.]`,
+    };
+  }
+  return {
+    type: "image",
+    source: { type: "base64", media_type: block.mediaType as Base64MediaType, data: block.data },
+  };
+}
+
+/** This adapter's opaque block as it was received; another provider's blocks are dropped. */
+function ownBlock(provider: string, data: unknown): BlockParam[] {
+  if (provider !== PROVIDER_NAME) return [];
+  if (data === null || typeof data !== "object" || Array.isArray(data)) return [];
+  if (typeof (data as { type?: unknown }).type !== "string") return [];
+  return [data as BlockParam];
+}

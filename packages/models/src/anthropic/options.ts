@@ -1,0 +1,170 @@
+import { DeclarationError } from "@castellan/harness";
+
+/** Where the Anthropic API lives unless `baseURL` says otherwise. */
+export const DEFAULT_BASE_URL = "https://api.anthropic.com";
+/** `max_tokens` of every request unless `maxOutputTokens` says otherwise. */
+export const DEFAULT_MAX_OUTPUT_TOKENS = 4_096;
+/** SDK retries of a request that failed before anything was streamed. */
+export const DEFAULT_MAX_RETRIES = 2;
+/** The most retries `maxRetries` accepts: each one can wait seconds (or what `retry-after` asks). */
+export const MAX_RETRIES_LIMIT = 10;
+/** Anthropic's smallest accepted thinking budget. */
+export const MIN_THINKING_BUDGET = 1_024;
+
+/**
+ * Prices of one model in US dollars per million tokens, used to report `costUsd`. Anthropic's
+ * catalog does not publish prices, so they are the caller's to supply.
+ */
+export interface AnthropicPricing {
+  /** Uncached input tokens. */
+  readonly inputPerMillion: number;
+  readonly outputPerMillion: number;
+  /** Input tokens read from the prompt cache. Default: a tenth of `inputPerMillion` (Anthropic's rate). */
+  readonly cacheReadPerMillion?: number;
+  /**
+   * Input tokens written to the prompt cache. Default: 1.25 × `inputPerMillion` (Anthropic's
+   * rate for the 5-minute cache; set it for the 1-hour cache, which costs 2×).
+   */
+  readonly cacheWritePerMillion?: number;
+}
+
+/**
+ * Extended thinking: `{ budgetTokens }` enables it with that budget (at least 1,024 and less
+ * than `maxOutputTokens`); `"adaptive"` lets the model decide (for the models that support it);
+ * `"off"` disables it explicitly.
+ */
+export type AnthropicThinking = { readonly budgetTokens: number } | "adaptive" | "off";
+
+/** Options of `anthropic`. */
+export interface AnthropicOptions {
+  /** The API key (the SDK sends it as a bearer token). Kept in the binding's closure, never on the binding. */
+  readonly apiKey: string;
+  /** The model id, e.g. `claude-sonnet-4-5`. The specifier is `anthropic/<model>`. */
+  readonly model: string;
+  /** `max_tokens` of each request. Default 4,096. */
+  readonly maxOutputTokens?: number;
+  /**
+   * Extended thinking. Default: no `thinking` field is sent, so the model's own default applies.
+   * Thinking blocks that arrive either way are kept and sent back.
+   */
+  readonly thinking?: AnthropicThinking;
+  /** Default `https://api.anthropic.com`. The `ANTHROPIC_BASE_URL` variable is not read. */
+  readonly baseURL?: string;
+  /**
+   * How often a request that failed before anything was streamed is retried (429, 5xx, 529,
+   * connection failures), honouring `retry-after`. A started stream is never retried. Default 2,
+   * at most 10.
+   */
+  readonly maxRetries?: number;
+  /** Prices for `costUsd` in usage events. Without them no cost is reported. */
+  readonly pricing?: AnthropicPricing;
+  /** The model's context window in tokens. Default: see `defaultContextWindow`. */
+  readonly contextWindow?: number;
+}
+
+/** Options after defaults and checks. */
+export interface ResolvedOptions {
+  readonly apiKey: string;
+  readonly model: string;
+  readonly maxOutputTokens: number;
+  readonly thinking: AnthropicThinking | undefined;
+  readonly baseURL: string;
+  readonly maxRetries: number;
+  readonly pricing: AnthropicPricing | undefined;
+  readonly contextWindow: number;
+}
+
+/**
+ * The context window of a model id. Every Claude family Anthropic serves (Haiku, Sonnet, Opus
+ * and the later families) has a 200,000-token standard window, and so does an unknown id; a
+ * larger window (e.g. a 1M-token beta) must be stated with the `contextWindow` option, or read
+ * from `listModels` (`contextWindow` there is the catalog's `max_input_tokens`).
+ */
+export function defaultContextWindow(_model: string): number {
+  return 200_000;
+}
+
+/** Checks the options and applies defaults. Throws DeclarationError; never echoes the key. */
+export function resolveOptions(options: AnthropicOptions): ResolvedOptions {
+  const where = "anthropic()";
+  if (options === null || typeof options !== "object") throw new DeclarationError(`${where}: options are required.`);
+  if (typeof options.apiKey !== "string" || options.apiKey.trim() === "") {
+    throw new DeclarationError(`${where}: apiKey must be a non-empty string.`);
+  }
+  if (typeof options.model !== "string" || options.model.trim() === "") {
+    throw new DeclarationError(`${where}: model must be a non-empty model id.`);
+  }
+  const maxOutputTokens = options.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS;
+  positiveInteger(maxOutputTokens, `${where}: maxOutputTokens`);
+  const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
+  checkMaxRetries(maxRetries, where);
+  const contextWindow = options.contextWindow ?? defaultContextWindow(options.model);
+  positiveInteger(contextWindow, `${where}: contextWindow`);
+  const thinking = options.thinking;
+  if (thinking !== undefined && thinking !== "off" && thinking !== "adaptive") {
+    const budget = (thinking as { budgetTokens?: unknown } | null)?.budgetTokens;
+    if (typeof budget !== "number" || !Number.isInteger(budget) || budget < MIN_THINKING_BUDGET) {
+      throw new DeclarationError(
+        `${where}: thinking.budgetTokens must be an integer of at least ${MIN_THINKING_BUDGET}.`,
+      );
+    }
+    if (budget >= maxOutputTokens) {
+      throw new DeclarationError(
+        `${where}: thinking.budgetTokens (${budget}) must be less than maxOutputTokens (${maxOutputTokens}).`,
+      );
+    }
+  }
+  if (options.pricing !== undefined) checkPricing(options.pricing, where);
+  return {
+    apiKey: options.apiKey,
+    model: options.model,
+    maxOutputTokens,
+    thinking,
+    baseURL: checkBaseURL(options.baseURL, where),
+    maxRetries,
+    pricing: options.pricing,
+    contextWindow,
+  };
+}
+
+/** Checks a `maxRetries` value (shared with discovery). */
+export function checkMaxRetries(value: number, where: string): void {
+  if (!Number.isInteger(value) || value < 0 || value > MAX_RETRIES_LIMIT) {
+    throw new DeclarationError(`${where}: maxRetries must be an integer from 0 to ${MAX_RETRIES_LIMIT}.`);
+  }
+}
+
+/** The base URL to use, checked to be http(s) (shared with discovery). */
+export function checkBaseURL(value: string | undefined, where: string): string {
+  if (value === undefined) return DEFAULT_BASE_URL;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new DeclarationError(`${where}: baseURL is not a URL.`);
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") {
+    throw new DeclarationError(`${where}: baseURL must be an http or https URL.`);
+  }
+  return value;
+}
+
+function positiveInteger(value: unknown, what: string): void {
+  if (typeof value !== "number" || !Number.isInteger(value) || value <= 0) {
+    throw new DeclarationError(`${what} must be a positive integer.`);
+  }
+}
+
+function checkPricing(pricing: AnthropicPricing, where: string): void {
+  const prices: [string, unknown][] = [
+    ["inputPerMillion", pricing?.inputPerMillion],
+    ["outputPerMillion", pricing?.outputPerMillion],
+    ["cacheReadPerMillion", pricing?.cacheReadPerMillion ?? 0],
+    ["cacheWritePerMillion", pricing?.cacheWritePerMillion ?? 0],
+  ];
+  for (const [name, price] of prices) {
+    if (typeof price !== "number" || !Number.isFinite(price) || price < 0) {
+      throw new DeclarationError(`${where}: pricing.${name} must be a non-negative number of US dollars.`);
+    }
+  }
+}

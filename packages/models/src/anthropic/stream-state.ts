@@ -1,0 +1,206 @@
+// Follows Anthropic's stream protocol (message_start, content blocks started, extended and
+// stopped by index, message_delta, message_stop) and turns it into harness stream events.
+import type { Anthropic } from "@anthropic-ai/sdk";
+import type { JsonValue, ModelStreamEvent, StopReason } from "@castellan/harness";
+import { PROVIDER_NAME } from "./messages.js";
+import type { AnthropicPricing } from "./options.js";
+import { type AnthropicTokenCounts, toUsage } from "./usage.js";
+
+/** The stream broke Anthropic's protocol; the caller ends the stream with `model_stream_malformed`. */
+export class ProtocolError extends Error {}
+
+/** A content block being streamed. */
+type OpenBlock =
+  | { readonly kind: "text" }
+  | { readonly kind: "tool"; readonly id: string; readonly name: string; readonly initial: unknown; json: string }
+  /** Any other block (thinking, redacted thinking, server tool blocks), kept whole and opaque. */
+  | { readonly kind: "opaque"; readonly block: Record<string, unknown>; json: string | undefined };
+
+const STOP_REASONS: Readonly<Record<string, StopReason>> = {
+  end_turn: "end",
+  stop_sequence: "end",
+  tool_use: "tool-calls",
+  max_tokens: "max-tokens",
+  // Generation ran out of room in the context window: the answer was cut short.
+  model_context_window_exceeded: "max-tokens",
+  refusal: "refusal",
+};
+
+/**
+ * The state of one streamed message. `accept` returns the harness events an Anthropic event
+ * produces and throws ProtocolError when the stream breaks the protocol. Unknown event and
+ * delta types are ignored, as Anthropic's versioning policy asks of clients.
+ */
+export class StreamState {
+  private started = false;
+  private stopped = false;
+  private readonly blocks = new Map<number, OpenBlock>();
+  private counts: AnthropicTokenCounts = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
+  private stopReason: StopReason = "other";
+
+  constructor(private readonly pricing: AnthropicPricing | undefined) {}
+
+  /** True once `message_stop` arrived. */
+  get complete(): boolean {
+    return this.stopped;
+  }
+
+  accept(event: Anthropic.RawMessageStreamEvent | { readonly type: string }): ModelStreamEvent[] {
+    if (this.stopped) return [];
+    const known = event as Anthropic.RawMessageStreamEvent;
+    if (known.type !== "message_start" && !this.started && isProtocolEvent(known.type)) {
+      throw new ProtocolError(`"${known.type}" arrived before message_start.`);
+    }
+    switch (known.type) {
+      case "message_start":
+        if (this.started) throw new ProtocolError("message_start arrived twice.");
+        this.started = true;
+        this.counts = merge(this.counts, known.message?.usage);
+        return [];
+      case "content_block_start":
+        return this.start(known.index, known.content_block as unknown as Record<string, unknown>);
+      case "content_block_delta":
+        return this.delta(known.index, known.delta);
+      case "content_block_stop":
+        return this.stop(known.index);
+      case "message_delta":
+        if (known.delta?.stop_reason) this.stopReason = STOP_REASONS[known.delta.stop_reason] ?? "other";
+        this.counts = merge(this.counts, known.usage);
+        return [];
+      case "message_stop":
+        if (this.blocks.size > 0) throw new ProtocolError("message_stop arrived while a content block was open.");
+        this.stopped = true;
+        return [
+          { type: "usage", usage: toUsage(this.counts, this.pricing) },
+          { type: "finish", stopReason: this.stopReason },
+        ];
+      default:
+        return [];
+    }
+  }
+
+  private start(index: number, block: Record<string, unknown>): ModelStreamEvent[] {
+    if (typeof index !== "number" || block === null || typeof block !== "object") {
+      throw new ProtocolError("content_block_start without an index or a block.");
+    }
+    if (this.blocks.has(index)) throw new ProtocolError(`Content block ${index} started twice.`);
+    switch (block.type) {
+      case "text": {
+        this.blocks.set(index, { kind: "text" });
+        const text = typeof block.text === "string" ? block.text : "";
+        return text ? [{ type: "text-delta", text }] : [];
+      }
+      case "tool_use":
+        if (typeof block.id !== "string" || typeof block.name !== "string") {
+          throw new ProtocolError(`Tool use block ${index} has no id or name.`);
+        }
+        this.blocks.set(index, { kind: "tool", id: block.id, name: block.name, initial: block.input, json: "" });
+        return [];
+      default:
+        this.blocks.set(index, { kind: "opaque", block: { ...block }, json: undefined });
+        return typeof block.thinking === "string" && block.thinking
+          ? [{ type: "thinking-delta", text: block.thinking }]
+          : [];
+    }
+  }
+
+  private delta(index: number, delta: Anthropic.RawContentBlockDelta): ModelStreamEvent[] {
+    const open = this.blocks.get(index);
+    if (!open) throw new ProtocolError(`A delta arrived for content block ${index}, which is not open.`);
+    switch (delta?.type) {
+      case "text_delta":
+        if (open.kind === "text") return delta.text ? [{ type: "text-delta", text: delta.text }] : [];
+        if (open.kind === "opaque" && typeof open.block.text === "string") open.block.text += delta.text;
+        else throw new ProtocolError(`A text delta arrived for content block ${index}, which holds no text.`);
+        return [];
+      case "input_json_delta":
+        if (open.kind === "tool") open.json += delta.partial_json;
+        else if (open.kind === "opaque") open.json = (open.json ?? "") + delta.partial_json;
+        else throw new ProtocolError(`An input delta arrived for text block ${index}.`);
+        return [];
+      case "thinking_delta":
+        if (open.kind !== "opaque" || open.block.type !== "thinking") {
+          throw new ProtocolError(`A thinking delta arrived for content block ${index}, which is not thinking.`);
+        }
+        open.block.thinking = String(open.block.thinking ?? "") + delta.thinking;
+        return delta.thinking ? [{ type: "thinking-delta", text: delta.thinking }] : [];
+      case "signature_delta":
+        if (open.kind !== "opaque" || open.block.type !== "thinking") {
+          throw new ProtocolError(`A signature delta arrived for content block ${index}, which is not thinking.`);
+        }
+        // The signature is kept byte for byte: it is what lets Anthropic verify the block later.
+        open.block.signature = String(open.block.signature ?? "") + delta.signature;
+        return [];
+      default:
+        // citations_delta and newer delta types: not part of the text the harness keeps.
+        return [];
+    }
+  }
+
+  private stop(index: number): ModelStreamEvent[] {
+    const open = this.blocks.get(index);
+    if (!open) throw new ProtocolError(`content_block_stop arrived for block ${index}, which is not open.`);
+    this.blocks.delete(index);
+    switch (open.kind) {
+      case "text":
+        return [];
+      case "tool":
+        return [
+          {
+            type: "tool-call",
+            toolCall: { id: open.id, name: open.name, input: parseInput(open.json, index, open.initial) },
+          },
+        ];
+      case "opaque": {
+        const block =
+          open.json === undefined
+            ? open.block
+            : { ...open.block, input: parseInput(open.json, index, open.block.input) };
+        return [{ type: "content", block: { type: "provider", provider: PROVIDER_NAME, data: block as JsonValue } }];
+      }
+    }
+  }
+}
+
+/**
+ * The input a tool use block streamed in pieces. With no piece, the input the block started
+ * with (Anthropic starts with `{}` and streams the rest), or `{}`.
+ */
+function parseInput(json: string, index: number, initial: unknown): JsonValue {
+  if (json.trim() === "") {
+    return initial !== null && typeof initial === "object" && !Array.isArray(initial) ? (initial as JsonValue) : {};
+  }
+  try {
+    return JSON.parse(json) as JsonValue;
+  } catch {
+    throw new ProtocolError(`The input of tool use block ${index} is not valid JSON.`);
+  }
+}
+
+/** Later counts replace earlier ones: Anthropic's counts are cumulative. */
+function merge(
+  counts: AnthropicTokenCounts,
+  usage: Partial<Anthropic.MessageDeltaUsage> | Partial<Anthropic.Usage> | null | undefined,
+): AnthropicTokenCounts {
+  if (!usage) return counts;
+  return {
+    input: count(usage.input_tokens, counts.input),
+    output: count(usage.output_tokens, counts.output),
+    cacheRead: count(usage.cache_read_input_tokens, counts.cacheRead),
+    cacheWrite: count(usage.cache_creation_input_tokens, counts.cacheWrite),
+  };
+}
+
+function count(value: number | null | undefined, previous: number): number {
+  return typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : previous;
+}
+
+function isProtocolEvent(type: string): boolean {
+  return (
+    type === "content_block_start" ||
+    type === "content_block_delta" ||
+    type === "content_block_stop" ||
+    type === "message_delta" ||
+    type === "message_stop"
+  );
+}

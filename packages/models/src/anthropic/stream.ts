@@ -1,0 +1,88 @@
+import type { Anthropic } from "@anthropic-ai/sdk";
+import type { ModelStreamEvent } from "@castellan/harness";
+import { malformed, toModelError } from "./errors.js";
+import type { AnthropicPricing } from "./options.js";
+import { ProtocolError, StreamState } from "./stream-state.js";
+
+/** What one streamed call needs besides the request. */
+export interface StreamContext {
+  readonly client: Anthropic;
+  readonly apiKey: string;
+  readonly pricing: AnthropicPricing | undefined;
+  readonly signal: AbortSignal;
+}
+
+/**
+ * Sends one streaming Messages request and yields its harness events. Never throws: every
+ * failure ends the stream with an `error` event. The SDK retries (up to its `maxRetries`) only
+ * until the response starts; once the stream has started nothing is retried. Leaving early
+ * (abort, a failure, the consumer stopping) aborts the request, which closes its connection.
+ */
+export async function* streamMessages(
+  params: Anthropic.MessageCreateParamsStreaming,
+  context: StreamContext,
+): AsyncGenerator<ModelStreamEvent> {
+  const { client, apiKey, pricing, signal } = context;
+  if (signal.aborted) {
+    yield { type: "error", error: abortReason(signal) };
+    return;
+  }
+  let events: AsyncIterator<Anthropic.RawMessageStreamEvent>;
+  let requestId: string | undefined;
+  try {
+    const { data, request_id } = await client.messages.create(params, { signal }).withResponse();
+    events = data[Symbol.asyncIterator]();
+    requestId = request_id ?? undefined;
+  } catch (error) {
+    yield { type: "error", error: signal.aborted ? abortReason(signal) : toModelError(error, apiKey) };
+    return;
+  }
+
+  const state = new StreamState(pricing);
+  let failure: Error | undefined;
+  let finished = false;
+  try {
+    while (!state.complete) {
+      let next: IteratorResult<Anthropic.RawMessageStreamEvent>;
+      try {
+        next = await events.next();
+      } catch (error) {
+        failure = signal.aborted ? abortReason(signal) : toModelError(error, apiKey);
+        break;
+      }
+      if (next.done) {
+        finished = true;
+        break;
+      }
+      let produced: ModelStreamEvent[];
+      try {
+        produced = state.accept(next.value);
+      } catch (error) {
+        if (!(error instanceof ProtocolError)) throw error;
+        failure = malformed(`Anthropic's stream broke its protocol: ${error.message}`, apiKey, requestId);
+        break;
+      }
+      for (const event of produced) yield event;
+    }
+  } finally {
+    // The SDK's iterator aborts the request when it is returned before its end.
+    if (!finished) await events.return?.().catch(() => undefined);
+  }
+  if (failure) {
+    yield { type: "error", error: failure };
+  } else if (!state.complete) {
+    // The SDK ends its iteration quietly when the signal aborts; otherwise the body just ended.
+    yield {
+      type: "error",
+      error: signal.aborted
+        ? abortReason(signal)
+        : malformed("Anthropic's stream ended before message_stop: the answer is incomplete.", apiKey, requestId),
+    };
+  }
+}
+
+/** The error a cancelled stream ends with: the signal's reason when it is an Error. */
+export function abortReason(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error ? reason : new DOMException("The model call was aborted.", "AbortError");
+}

@@ -1,0 +1,176 @@
+// Anthropic's wire format for the fixture server: the Messages API's SSE events exactly as
+// the API names and frames them, JSON error bodies, and small helpers to drive an adapter.
+import type { ServerResponse } from "node:http";
+import { inspect } from "node:util";
+import type { ModelBinding, ModelRequest, ModelStreamEvent } from "@castellan/harness";
+import { type RecordedRequest, type SseEvent, sendJson, sendSse } from "../../support/http-fixture.ts";
+
+/** A fake key: tests assert it never leaves the adapter except in the authorization header. */
+export const FAKE_KEY = "sk-ant-test-FAKE-0123456789abcdef";
+export const MODEL = "claude-test-1";
+export const REQUEST_ID = "req_fixture_0001";
+
+/** One content block of a scripted answer. */
+export type ScriptedBlock =
+  | { readonly text: readonly string[] }
+  | { readonly tool: { readonly id: string; readonly name: string; readonly json: readonly string[] } }
+  | { readonly thinking: readonly string[]; readonly signature: string }
+  | { readonly redacted: string };
+
+/** Token counts as Anthropic reports them. */
+export interface WireUsage {
+  readonly input_tokens: number;
+  readonly output_tokens: number;
+  readonly cache_read_input_tokens?: number;
+  readonly cache_creation_input_tokens?: number;
+}
+
+const event = (name: string, data: unknown): SseEvent => ({ event: name, data: { type: name, ...(data as object) } });
+
+/** The events of one complete streamed message, with a ping after message_start as the API sends. */
+export function answer(
+  blocks: readonly ScriptedBlock[],
+  options: { readonly stopReason?: string; readonly usage?: WireUsage } = {},
+): SseEvent[] {
+  const usage = options.usage ?? { input_tokens: 12, output_tokens: 7 };
+  const events: SseEvent[] = [
+    event("message_start", {
+      message: {
+        id: "msg_fixture",
+        type: "message",
+        role: "assistant",
+        model: MODEL,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: {
+          input_tokens: usage.input_tokens,
+          output_tokens: 1,
+          cache_read_input_tokens: usage.cache_read_input_tokens ?? 0,
+          cache_creation_input_tokens: usage.cache_creation_input_tokens ?? 0,
+        },
+      },
+    }),
+    event("ping", {}),
+  ];
+  for (const [index, block] of blocks.entries()) events.push(...blockEvents(block, index));
+  events.push(
+    event("message_delta", {
+      delta: { stop_reason: options.stopReason ?? "end_turn", stop_sequence: null },
+      usage: { output_tokens: usage.output_tokens },
+    }),
+    event("message_stop", {}),
+  );
+  return events;
+}
+
+function blockEvents(block: ScriptedBlock, index: number): SseEvent[] {
+  const delta = (payload: object) => event("content_block_delta", { index, delta: payload });
+  const start = (content_block: object) => event("content_block_start", { index, content_block });
+  const stop = event("content_block_stop", { index });
+  if ("text" in block) {
+    return [start({ type: "text", text: "" }), ...block.text.map((text) => delta({ type: "text_delta", text })), stop];
+  }
+  if ("tool" in block) {
+    const { id, name, json } = block.tool;
+    return [
+      start({ type: "tool_use", id, name, input: {} }),
+      ...json.map((partial_json) => delta({ type: "input_json_delta", partial_json })),
+      stop,
+    ];
+  }
+  if ("thinking" in block) {
+    return [
+      start({ type: "thinking", thinking: "", signature: "" }),
+      ...block.thinking.map((thinking) => delta({ type: "thinking_delta", thinking })),
+      delta({ type: "signature_delta", signature: block.signature }),
+      stop,
+    ];
+  }
+  return [start({ type: "redacted_thinking", data: block.redacted }), stop];
+}
+
+/** A streamed answer with Anthropic's response headers. */
+export function sendAnswer(
+  response: ServerResponse,
+  events: readonly SseEvent[],
+  options: { readonly disconnectAfter?: number; readonly hold?: boolean } = {},
+): Promise<void> {
+  return sendSse(response, events, { ...options, headers: { "request-id": REQUEST_ID } });
+}
+
+/** An Anthropic error answer: `{ "type": "error", "error": { "type", "message" } }` with a request id. */
+export function sendError(
+  response: ServerResponse,
+  status: number,
+  type: string,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
+  sendJson(
+    response,
+    status,
+    { type: "error", error: { type, message }, request_id: REQUEST_ID },
+    { "request-id": REQUEST_ID, ...headers },
+  );
+}
+
+/** The `error` event Anthropic sends inside a stream. */
+export function errorEvent(type: string, message: string): SseEvent {
+  return { event: "error", data: { type: "error", error: { type, message } } };
+}
+
+/** A request with defaults for what a test does not care about. */
+export function request(overrides: Partial<ModelRequest> = {}): ModelRequest {
+  return {
+    system: "",
+    context: "",
+    messages: [{ role: "user", content: [{ type: "text", text: "Hi" }] }],
+    tools: [],
+    hostedTools: [],
+    ...overrides,
+  };
+}
+
+/** Every event of one call. */
+export async function collect(
+  model: ModelBinding,
+  input: ModelRequest = request(),
+  signal: AbortSignal = new AbortController().signal,
+): Promise<ModelStreamEvent[]> {
+  const events: ModelStreamEvent[] = [];
+  for await (const item of model.stream(input, { signal })) events.push(item);
+  return events;
+}
+
+/** The last event, which must be an error; returns it. */
+export function finalError(events: readonly ModelStreamEvent[]): Error {
+  const last = events.at(-1);
+  if (last?.type !== "error") throw new Error(`expected the stream to end with an error, got ${JSON.stringify(last)}`);
+  return last.error;
+}
+
+/** The JSON body of the recorded Messages requests. */
+export function messageBodies(requests: readonly RecordedRequest[]): Record<string, unknown>[] {
+  return requests
+    .filter((recorded) => recorded.path === "/v1/messages")
+    .map((recorded) => recorded.json as Record<string, unknown>);
+}
+
+/** Asserts nothing observable carries the fake key. */
+export function assertNoKey(...values: unknown[]): void {
+  for (const value of values) {
+    const seen = new Set<unknown>();
+    const text = JSON.stringify(value, (_key, item) => {
+      if (item instanceof Error) {
+        if (seen.has(item)) return "[seen]";
+        seen.add(item);
+        return { ...item, name: item.name, message: item.message, stack: item.stack };
+      }
+      return item;
+    });
+    if (text?.includes(FAKE_KEY)) throw new Error("the API key leaked into JSON");
+    // inspect also walks `cause` chains and non-enumerable properties.
+    if (inspect(value, { depth: 12, showHidden: true }).includes(FAKE_KEY)) throw new Error("the API key leaked");
+  }
+}
