@@ -8,30 +8,9 @@ import {
   type RunEvent,
 } from "@castellan/harness";
 import { type ScriptedModel, scriptedModel } from "@castellan/models/testing";
-import { afterEach, describe, expect, it } from "vitest";
-import {
-  createNodeRunner,
-  type NodeRunnerPlugin,
-  openSession,
-  type Run,
-  RunAbortedError,
-  type Session,
-  type ToolApprovalRequest,
-} from "../src/index.js";
-
-/** A promise with its resolve function, to hand control between a test and the code under test. */
-interface Latch<T = void> {
-  readonly promise: Promise<T>;
-  resolve(value: T): void;
-}
-
-function latch<T = void>(): Latch<T> {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((done) => {
-    resolve = done;
-  });
-  return { promise, resolve };
-}
+import { describe, expect, it } from "vitest";
+import { createNodeRunner, openSession, RunAbortedError, type ToolApprovalRequest } from "../src/index.js";
+import { approvalPlugin, cleanupAfterEach, collect, latch, rejection, textOf } from "./support/index.ts";
 
 /** Wraps a scripted model to record the signal of every call. */
 function observed(model: ScriptedModel): { binding: ModelBinding; signals: AbortSignal[] } {
@@ -47,36 +26,12 @@ function observed(model: ScriptedModel): { binding: ModelBinding; signals: Abort
   return { binding, signals };
 }
 
-/** Collects a Run's events; `onEvent` may act on them (e.g. abort) as they arrive. */
-async function collect(run: Run, onEvent?: (event: RunEvent) => void): Promise<RunEvent[]> {
-  const events: RunEvent[] = [];
-  for await (const event of run) {
-    events.push(event);
-    onEvent?.(event);
-  }
-  return events;
-}
-
-/** Waits for a promise that must reject; returns what it rejected with. */
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error("Expected the promise to reject, but it resolved.");
-}
-
 function lastOf(events: readonly RunEvent[]): RunEvent | undefined {
   return events[events.length - 1];
 }
 
 function toolEnds(events: readonly RunEvent[]) {
   return events.flatMap((event) => (event.kind === "tool-end" ? [event] : []));
-}
-
-function textOfResult(event: { result: { content: readonly { type: string; text?: string }[] } }): string {
-  return event.result.content.map((block) => block.text ?? "").join("");
 }
 
 /** How many timers are pending in this process. */
@@ -92,16 +47,8 @@ function untilAborted(signal: AbortSignal): Promise<never> {
   });
 }
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-/** Closes the Session after the test, whatever happened. */
-function closeLater(session: Session): Session {
-  cleanups.push(() => session.close().catch(() => undefined));
-  return session;
-}
+const cleanups = cleanupAfterEach();
+const { closeLater } = cleanups;
 
 describe("aborting a Run during the model stream", () => {
   it("rejects with RunAbortedError, ends the events with an aborted run-end and aborts the model's signal", async () => {
@@ -206,9 +153,9 @@ describe("aborting a Run while a tool runs", () => {
     const ends = toolEnds(events);
     expect(ends.map((event) => event.toolName)).toEqual(["slow", "after"]);
     expect(ends[0]?.result.isError).toBe(true);
-    expect(textOfResult(ends[0]!)).toMatch(/aborted/);
+    expect(textOf(ends[0]!.result)).toMatch(/aborted/);
     expect(ends[1]?.result.isError).toBe(true);
-    expect(textOfResult(ends[1]!)).toMatch(/^Not run/);
+    expect(textOf(ends[1]!.result)).toMatch(/^Not run/);
 
     // The next Run sees every call of the aborted batch settled.
     const next = await session.run("Again").result;
@@ -268,7 +215,7 @@ describe("aborting a Run while a tool runs", () => {
     expect(ends.map((event) => event.toolName)).toEqual(["read_a", "read_b"]);
     for (const end of ends) {
       expect(end.result.isError).toBe(true);
-      expect(textOfResult(end)).toMatch(/aborted/);
+      expect(textOf(end.result)).toMatch(/aborted/);
     }
     expect(lastOf(events)).toMatchObject({ kind: "run-end", status: "aborted" });
   });
@@ -306,7 +253,7 @@ describe("aborting a Run while a tool runs", () => {
     expect(finished).toBe(false);
     const [end] = toolEnds(events);
     expect(end?.result.isError).toBe(true);
-    expect(textOfResult(end!)).toMatch(/outcome is unknown/);
+    expect(textOf(end!.result)).toMatch(/outcome is unknown/);
     expect(lastOf(events)).toMatchObject({ kind: "run-end", status: "aborted" });
 
     // The tool finishing late changes nothing that was recorded.
@@ -361,17 +308,10 @@ describe("aborting a Run while a tool runs", () => {
 describe("aborting a Run while a call awaits approval", () => {
   it("aborts the run and never executes the tool", async () => {
     const asked = latch<{ request: ToolApprovalRequest; signal: AbortSignal }>();
-    const approval: NodeRunnerPlugin = {
-      name: "test.approval",
-      apply(host) {
-        host.registerApproval({
-          request(request, { signal }) {
-            asked.resolve({ request, signal });
-            return untilAborted(signal);
-          },
-        });
-      },
-    };
+    const approval = approvalPlugin((request, { signal }) => {
+      asked.resolve({ request, signal });
+      return untilAborted(signal);
+    });
     let executed = 0;
     const write = defineTool({
       name: "write",
@@ -400,7 +340,7 @@ describe("aborting a Run while a call awaits approval", () => {
     expect(events.some((event) => event.kind === "tool-start")).toBe(false);
     const [end] = toolEnds(events);
     expect(end?.result.isError).toBe(true);
-    expect(textOfResult(end!)).toMatch(/^Not run/);
+    expect(textOf(end!.result)).toMatch(/^Not run/);
     expect(lastOf(events)).toMatchObject({ kind: "run-end", status: "aborted" });
 
     // The unapproved call is settled in history; nothing ran.

@@ -1,6 +1,3 @@
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import {
   type Agent,
   defineAgent,
@@ -12,18 +9,17 @@ import {
   type RunEvent,
 } from "@castellan/harness";
 import { type ScriptedModel, type ScriptedStepSource, scriptedModel } from "@castellan/models/testing";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   createFileSessionStore,
   createMemorySessionStore,
   createNodeRunner,
   type HarnessContextBudget,
   type NodeRunnerPlugin,
-  type Session,
   type SessionStore,
 } from "../src/index.js";
 import { keptMessageCount } from "../src/run/compaction.js";
-import type { SessionRecord } from "../src/store/records.js";
+import { collect, fileRecords, latch, openOnOwnRunner, storePlugin, tempDirPerTest, textOf } from "./support/index.ts";
 
 // Each page is ~400 estimated tokens. With a 2,000-token window, 200 reserved and the default
 // threshold (0.8) a request may hold ~1,440 tokens: three turns of pages (four pages) pass it,
@@ -34,13 +30,7 @@ const budget: Partial<HarnessContextBudget> = { reserveOutputTokens: 200 };
 const liveObservation = "LIVE OBSERVATION 42";
 const summaryPrefix = "Summary of the earlier conversation (compacted):";
 
-let directory: string;
-beforeEach(async () => {
-  directory = await mkdtemp(join(tmpdir(), "castellan-compaction-"));
-});
-afterEach(async () => {
-  await rm(directory, { recursive: true, force: true });
-});
+const temp = tempDirPerTest("castellan-compaction-");
 
 function researchAgent(model: ModelBinding | string): Agent {
   const fetchPage = defineTool({
@@ -81,52 +71,32 @@ const researchTurns: ScriptedStepSource[] = [
   },
 ];
 
-const storePlugin = (store: SessionStore): NodeRunnerPlugin => ({
-  name: "test.store",
-  apply: (host) => host.registerSessionStore(store),
-});
-
-async function openResearch(options: {
+function openResearch(options: {
   readonly agent: Agent;
   readonly store?: SessionStore;
   readonly id?: string;
   readonly contextBudget?: Partial<HarnessContextBudget>;
   readonly plugins?: readonly NodeRunnerPlugin[];
-}): Promise<{ session: Session; close: () => Promise<void> }> {
-  const runner = await createNodeRunner({
-    agent: options.agent,
-    plugins: [storePlugin(options.store ?? createFileSessionStore({ directory })), ...(options.plugins ?? [])],
-    permissions: "full-access",
-    contextBudget: options.contextBudget ?? budget,
-  });
-  try {
-    const session = await runner.createSession({ id: options.id ?? "research" });
-    return { session, close: () => runner.close() };
-  } catch (error) {
-    await runner.close();
-    throw error;
-  }
+}) {
+  return openOnOwnRunner(
+    {
+      agent: options.agent,
+      plugins: [
+        storePlugin(options.store ?? createFileSessionStore({ directory: temp.path })),
+        ...(options.plugins ?? []),
+      ],
+      permissions: "full-access",
+      contextBudget: options.contextBudget ?? budget,
+    },
+    { id: options.id ?? "research" },
+  );
 }
 
-async function records(id = "research"): Promise<SessionRecord[]> {
-  const text = await readFile(join(directory, `${id}.jsonl`), "utf8");
-  return text
-    .trim()
-    .split("\n")
-    .map((line) => JSON.parse(line).record as SessionRecord);
-}
-
-async function collect(run: AsyncIterable<RunEvent>): Promise<RunEvent[]> {
-  const events: RunEvent[] = [];
-  for await (const event of run) events.push(event);
-  return events;
-}
-
-const textOfMessage = (message: Message | undefined) =>
-  message?.content.map((block) => (block.type === "text" ? block.text : "")).join("") ?? "";
+/** The records of the research Session's file-store log. */
+const records = () => fileRecords(temp.path, "research");
 
 const isSummaryRequest = (request: ModelRequest | undefined) =>
-  request !== undefined && request.tools.length === 0 && textOfMessage(request.messages.at(-1)).includes("Summarize");
+  request !== undefined && request.tools.length === 0 && textOf(request.messages.at(-1)).includes("Summarize");
 
 /** Every tool result in `messages` follows the assistant message that made its call, with nothing between. */
 function expectCallsWithResults(messages: readonly Message[]) {
@@ -191,14 +161,14 @@ describe("automatic compaction", () => {
       "tool",
       "user",
     ]);
-    expect(textOfMessage(summaryRequest.messages[4])).toBe(page("b"));
+    expect(textOf(summaryRequest.messages[4])).toBe(page("b"));
     // Normal requests carry the context-placed section every turn.
     for (const index of [0, 1, 2, 4]) expect(requests[index]?.context).toContain(liveObservation);
 
     // The next turn starts with the summary, then the kept turn whole: a call is never split from its results.
     const after = requests[4] as ModelRequest;
     expect(after.messages.map((message) => message.role)).toEqual(["user", "assistant", "tool", "tool"]);
-    expect(textOfMessage(after.messages[0])).toBe(`${summaryPrefix}\n\nSUMMARY-1: pages a and b were fetched.`);
+    expect(textOf(after.messages[0])).toBe(`${summaryPrefix}\n\nSUMMARY-1: pages a and b were fetched.`);
     expectCallsWithResults(after.messages);
     expect(after.messages[1]).toMatchObject({ role: "assistant", toolCalls: [{ name: "fetch" }, { name: "fetch" }] });
     // Committed state and receipts survive the compaction.
@@ -239,7 +209,7 @@ describe("automatic compaction", () => {
     const kindsSaved = saved.map((record) => record.kind);
     expect(kindsSaved.indexOf("compaction")).toBe(kindsSaved.lastIndexOf("tool-batch-end") + 1);
     const receipts = saved.filter((record) => record.kind === "tool-end");
-    expect(receipts.map((record) => record.kind === "tool-end" && textOfMessage(record.result as never))).toEqual(
+    expect(receipts.map((record) => record.kind === "tool-end" && textOf(record.result))).toEqual(
       ["a", "b", "c", "d"].map(page),
     );
     expect(saved.find((record) => record.kind === "run-start")).toMatchObject({
@@ -275,7 +245,7 @@ describe("automatic compaction", () => {
       "assistant",
       "user",
     ]);
-    expect(textOfMessage(request.messages[0])).toBe(`${summaryPrefix}\n\nSUMMARY-1`);
+    expect(textOf(request.messages[0])).toBe(`${summaryPrefix}\n\nSUMMARY-1`);
     expectCallsWithResults(request.messages);
     expect(request.system).toContain("Fetched so far: 4; receipts: 4.");
     expect(request.context).toContain(liveObservation);
@@ -305,7 +275,7 @@ describe("automatic compaction", () => {
     expect(model.requests.some(isSummaryRequest)).toBe(false);
     expect(isSummaryRequest(summarizer.requests[0])).toBe(true);
     expect(JSON.stringify(summarizer.requests[0])).not.toContain(liveObservation);
-    expect(textOfMessage(model.requests[3]?.messages[0])).toContain("SUMMARY-R");
+    expect(textOf(model.requests[3]?.messages[0])).toContain("SUMMARY-R");
     expect((await records()).find((record) => record.kind === "compaction")).toMatchObject({
       model: "summarizer/small",
     });
@@ -326,7 +296,7 @@ describe("automatic compaction", () => {
     model.assertComplete();
     summarizer.assertComplete();
     expect(summarizer.requests[0]?.system).toBe("Summarize tersely.");
-    expect(textOfMessage(model.requests[3]?.messages[0])).toContain("SUMMARY-B");
+    expect(textOf(model.requests[3]?.messages[0])).toContain("SUMMARY-B");
     expect((await records()).find((record) => record.kind === "compaction")).toMatchObject({
       model: "summarizer/bound",
     });
@@ -388,7 +358,7 @@ describe("automatic compaction", () => {
     model.assertComplete();
     summarizer.assertComplete();
     expect((await records()).filter((record) => record.kind === "compaction")).toHaveLength(1);
-    expect(textOfMessage(model.requests[3]?.messages[0])).toContain("SUMMARY-2");
+    expect(textOf(model.requests[3]?.messages[0])).toContain("SUMMARY-2");
     expectCallsWithResults(model.requests[3]?.messages ?? []);
   });
 
@@ -476,8 +446,8 @@ describe("session.compact()", () => {
       await session.run("third").result;
       const next = model.requests[5] as ModelRequest;
       expect(next.messages.map((message) => message.role)).toEqual(["user", "assistant", "user"]);
-      expect(textOfMessage(next.messages[0])).toBe(`${summaryPrefix}\n\nSUMMARY-M`);
-      expect(textOfMessage(next.messages[1])).toBe("second done");
+      expect(textOf(next.messages[0])).toBe(`${summaryPrefix}\n\nSUMMARY-M`);
+      expect(textOf(next.messages[1])).toBe("second done");
       expect(next.system).toContain("Fetched so far: 2; receipts: 2.");
     } finally {
       await close();
@@ -497,20 +467,14 @@ describe("session.compact()", () => {
   });
 
   it("throws run_active during a Run", async () => {
-    let release!: () => void;
-    let started!: () => void;
-    const inTool = new Promise<void>((resolve) => {
-      started = resolve;
-    });
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    const started = latch();
+    const gate = latch();
     const wait = defineTool({
       name: "wait",
       description: "Wait",
       execute: async () => {
-        started();
-        await gate;
+        started.resolve();
+        await gate.promise;
         return "waited";
       },
     });
@@ -522,9 +486,9 @@ describe("session.compact()", () => {
     try {
       const session = await runner.createSession();
       const run = session.run("go");
-      await inTool;
+      await started.promise;
       await expect(session.compact()).rejects.toMatchObject({ code: "run_active" });
-      release();
+      gate.resolve();
       expect((await run.result).text).toBe("done");
       expect(model.requests.some(isSummaryRequest)).toBe(false);
     } finally {
@@ -534,7 +498,7 @@ describe("session.compact()", () => {
 
   it("saves a manual compaction that a reopened Session restores", async () => {
     const model = scriptedModel([...twoRunSteps, { text: "SUMMARY-F" }]);
-    const store = createFileSessionStore({ directory });
+    const store = createFileSessionStore({ directory: temp.path });
     const opened = await openResearch({ agent: researchAgent(model), store, contextBudget: {} });
     try {
       await opened.session.run("first").result;
@@ -555,7 +519,7 @@ describe("session.compact()", () => {
       await reopened.close();
     }
     expect(next.requests[0]?.messages.map((message) => message.role)).toEqual(["user", "assistant", "user"]);
-    expect(textOfMessage(next.requests[0]?.messages[0])).toBe(`${summaryPrefix}\n\nSUMMARY-F`);
+    expect(textOf(next.requests[0]?.messages[0])).toBe(`${summaryPrefix}\n\nSUMMARY-F`);
   });
 });
 

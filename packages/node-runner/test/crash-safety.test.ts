@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Message, RunEvent } from "@castellan/harness";
+import type { Message } from "@castellan/harness";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   createFileSessionStore,
@@ -12,6 +12,7 @@ import {
 } from "../src/index.js";
 import { type ChildExit, killRemaining, startFixture } from "./fixtures/child.ts";
 import { crashAgent, factOfEvent, factOfRecord } from "./fixtures/crash-agent.ts";
+import { collect, mulberry32 } from "./support/index.ts";
 
 // A writer child works on three Sessions at once with the file store and is killed with
 // SIGKILL at a pseudo-random point; after each kill this process reopens every Session and
@@ -22,18 +23,6 @@ import { crashAgent, factOfEvent, factOfRecord } from "./fixtures/crash-agent.ts
 const seed = 0x5eed_c0de;
 const iterations = 20;
 const sessionIds = ["s0", "s1", "s2"];
-
-/** mulberry32: a small seeded PRNG, so the kill schedule is the same on every run. */
-function prng(state: number): () => number {
-  let value = state >>> 0;
-  return () => {
-    value = (value + 0x6d2b79f5) >>> 0;
-    let mixed = value;
-    mixed = Math.imul(mixed ^ (mixed >>> 15), mixed | 1);
-    mixed ^= mixed + Math.imul(mixed ^ (mixed >>> 7), mixed | 61);
-    return ((mixed ^ (mixed >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Checks that `acknowledged` appears in `saved` in order (saved may hold more); names the first fact missing. */
 function expectInOrder(acknowledged: readonly string[], saved: readonly string[], sessionId: string): void {
@@ -141,7 +130,8 @@ async function runWriter(mode: "resume" | "new", retry: boolean, plan: KillPlan)
 
 describe("crash safety of the file store through the runner", () => {
   it(`keeps every acknowledged fact across ${iterations * sessionIds.length} SIGKILL points (seed ${seed})`, async () => {
-    const random = prng(seed);
+    // A seeded PRNG, so the kill schedule is the same on every run.
+    const random = mulberry32(seed);
     const acknowledged = new Map<string, string[]>(sessionIds.map((id) => [id, []]));
     /** Executions of each non-idempotent call, over every writer. */
     const effects = new Map<string, number>();
@@ -224,8 +214,7 @@ describe("crash safety of the file store through the runner", () => {
       });
       try {
         const run = session.interruptedRun() ? session.resume() : session.run("finish");
-        const events: RunEvent[] = [];
-        for await (const event of run) events.push(event);
+        const events = await collect(run);
         expect(events.at(-1)).toMatchObject({ kind: "run-end", status: "completed" });
         for (const request of model.requests) expectWellFormed(request.messages);
         expect(events.map(factOfEvent).filter((fact) => fact !== undefined).length).toBeGreaterThan(0);

@@ -1,67 +1,15 @@
 import { copyFile, mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { JsonValue, ModelRequest, RunEvent, ToolContext } from "@castellan/harness";
+import type { JsonValue, ModelRequest, ToolContext } from "@castellan/harness";
 import { type ScriptedStepSource, scriptedModel } from "@castellan/models/testing";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import {
-  createFileSessionStore,
-  type NodeRunnerPlugin,
-  openSession,
-  type Run,
-  type Session,
-  type SessionRecord,
-} from "../src/index.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createFileSessionStore, type NodeRunnerPlugin, openSession, type Session } from "../src/index.js";
 import { killAt, killRemaining, startFixture } from "./fixtures/child.ts";
 import { interruptAgent } from "./fixtures/interrupt-agent.ts";
+import { cleanupAfterEach, collect, fileRecords, recordingApproval, rejection } from "./support/index.ts";
 
-async function collect(run: Run): Promise<RunEvent[]> {
-  const events: RunEvent[] = [];
-  for await (const event of run) events.push(event);
-  return events;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error("Expected the promise to reject, but it resolved.");
-}
-
-/** The records of a file-store log, read straight from the file. */
-async function fileRecords(directory: string): Promise<SessionRecord[]> {
-  const text = await readFile(join(directory, "approval.jsonl"), "utf8");
-  return text
-    .split("\n")
-    .filter((line) => line.trim() !== "")
-    .map((line) => JSON.parse(line).record as SessionRecord);
-}
-
-/** An approval adapter that records the calls it is asked about and answers `decision`. */
-function approvalAdapter(
-  asked: string[],
-  decision: "allow" | "deny",
-  reason = `${decision} on reopen`,
-): NodeRunnerPlugin {
-  return {
-    name: "test.approval",
-    apply(host) {
-      host.registerApproval({
-        request: async (request) => {
-          asked.push(request.toolCallId);
-          return { decision, reason };
-        },
-      });
-    },
-  };
-}
-
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const { closeLater } = cleanupAfterEach();
 
 // The child asks for approval of `send` (after `lookup`, which is read-only, ran) and is killed
 // while its adapter has not answered. Every test works on its own copy of that log.
@@ -106,14 +54,15 @@ async function reopen(steps: readonly ScriptedStepSource[], approval: NodeRunner
     executed.push({ name, toolCallId: ctx.toolCallId, input });
     return `${name} done after approval`;
   });
-  const session: Session = await openSession({
-    agent,
-    id: "approval",
-    store: createFileSessionStore({ directory: where }),
-    permissions: "ask-on-write",
-    approval,
-  });
-  cleanups.push(() => session.close().catch(() => undefined));
+  const session: Session = closeLater(
+    await openSession({
+      agent,
+      id: "approval",
+      store: createFileSessionStore({ directory: where }),
+      permissions: "ask-on-write",
+      approval,
+    }),
+  );
   return { session, model, executed, directory: where };
 }
 
@@ -128,7 +77,7 @@ describe("an approval request whose process was killed while asking", () => {
     });
     // The read-only lookup was allowed without asking and ran; send did not.
     expect(childLines.filter((line) => line.executed).map((line) => line.toolCallId)).toEqual(["a-lookup"]);
-    const records = await fileRecords(join(root, "killed"));
+    const records = await fileRecords(join(root, "killed"), "approval");
     expect(records.at(-1)).toEqual({
       kind: "approval-request",
       runId: killedRunId,
@@ -142,7 +91,7 @@ describe("an approval request whose process was killed while asking", () => {
 
   it("is listed by pendingApprovals() after reopening, and nothing is asked or run on open", async () => {
     const asked: string[] = [];
-    const { session, model, executed, directory } = await reopen([], approvalAdapter(asked, "allow"));
+    const { session, model, executed, directory } = await reopen([], recordingApproval(asked, "allow"));
     expect(session.pendingApprovals()).toEqual([
       { runId: killedRunId, turn: 1, toolCallId: "a-send", toolName: "send", input: sendInput, readOnly: false },
     ]);
@@ -163,7 +112,7 @@ describe("an approval request whose process was killed while asking", () => {
   });
 
   it("answerApproval rejects a call that awaits no approval, and an invalid answer, saving nothing", async () => {
-    const { session, directory } = await reopen([], approvalAdapter([], "allow"));
+    const { session, directory } = await reopen([], recordingApproval([], "allow"));
     const before = await readFile(join(directory, "approval.jsonl"));
     expect(await rejection(session.answerApproval("no-such-call", { decision: "allow" }))).toMatchObject({
       code: "approval_not_pending",
@@ -182,9 +131,9 @@ describe("an approval request whose process was killed while asking", () => {
   it("answered allow: the answer is saved, survives a reopen, and resume() runs the call without asking again", async () => {
     const asked: string[] = [];
     // The adapter would deny: an approved call that asked it again would not run.
-    const first = await reopen([], approvalAdapter(asked, "deny"));
+    const first = await reopen([], recordingApproval(asked, "deny"));
     await first.session.answerApproval("a-send", { decision: "allow", reason: "fine by me" });
-    expect((await fileRecords(first.directory)).at(-1)).toEqual({
+    expect((await fileRecords(first.directory, "approval")).at(-1)).toEqual({
       kind: "approval-answer",
       runId: killedRunId,
       toolCallId: "a-send",
@@ -200,7 +149,7 @@ describe("an approval request whose process was killed while asking", () => {
     // A later process finds the answer in the store.
     const { session, model, executed, directory } = await reopen(
       [{ text: "sent it" }],
-      approvalAdapter(asked, "deny"),
+      recordingApproval(asked, "deny"),
       first.directory,
     );
     expect(session.interruptedRun()?.unsettled).toEqual([
@@ -229,7 +178,7 @@ describe("an approval request whose process was killed while asking", () => {
     });
     await session.close();
 
-    const records = await fileRecords(directory);
+    const records = await fileRecords(directory, "approval");
     // One request and one answer for the call: resuming saved neither again.
     expect(records.filter((record) => record.kind === "approval-request")).toHaveLength(1);
     expect(records.filter((record) => record.kind === "approval-answer")).toHaveLength(1);
@@ -239,7 +188,7 @@ describe("an approval request whose process was killed while asking", () => {
 
   it("answered deny: resume() does not run the call and the model gets the permission-denied result", async () => {
     const asked: string[] = [];
-    const { session, model, executed } = await reopen([{ text: "understood" }], approvalAdapter(asked, "allow"));
+    const { session, model, executed } = await reopen([{ text: "understood" }], recordingApproval(asked, "allow"));
     await session.answerApproval("a-send", { decision: "deny", reason: "not today" });
     expect(session.interruptedRun()?.unsettled[0]?.state).toBe("denied");
     const run = session.resume();
@@ -272,7 +221,7 @@ describe("an approval request whose process was killed while asking", () => {
       const asked: string[] = [];
       const { session, model, executed, directory } = await reopen(
         [{ text: "after asking again" }],
-        approvalAdapter(asked, decision, reason),
+        recordingApproval(asked, decision, reason),
       );
       const run = session.resume();
       await collect(run);
@@ -293,7 +242,7 @@ describe("an approval request whose process was killed while asking", () => {
         expect(last).toMatchObject({ role: "tool", toolCallId: "a-send", isError: false });
       }
       await session.close();
-      const records = await fileRecords(directory);
+      const records = await fileRecords(directory, "approval");
       // The request was not saved a second time; the new answer was.
       expect(records.filter((record) => record.kind === "approval-request")).toHaveLength(1);
       expect(records.filter((record) => record.kind === "approval-answer")).toEqual([
@@ -304,7 +253,7 @@ describe("an approval request whose process was killed while asking", () => {
 
   it("a new Run instead of resume settles the pending call as not run", async () => {
     const asked: string[] = [];
-    const { session, executed } = await reopen([{ text: "moving on" }], approvalAdapter(asked, "allow"));
+    const { session, executed } = await reopen([{ text: "moving on" }], recordingApproval(asked, "allow"));
     const run = session.run("never mind");
     const events = await collect(run);
     expect((await run.result).text).toBe("moving on");
@@ -341,10 +290,10 @@ describe("an approval request whose process was killed while asking", () => {
     expect(finished.result.kinds[0]).toBe("run-resume");
 
     // And this process sees the settled Session.
-    const { session } = await reopen([], approvalAdapter([], "deny"), directory);
+    const { session } = await reopen([], recordingApproval([], "deny"), directory);
     expect(session.interruptedRun()).toBeUndefined();
     expect(session.pendingApprovals()).toEqual([]);
-    const records = await fileRecords(directory);
+    const records = await fileRecords(directory, "approval");
     expect(records.filter((record) => record.kind === "approval-answer")).toEqual([
       { kind: "approval-answer", runId: killedRunId, toolCallId: "a-send", decision: "allow", reason: "looks fine" },
     ]);

@@ -1,6 +1,3 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import {
   type Agent,
   type BindingKind,
@@ -11,35 +8,11 @@ import {
   resource,
 } from "@castellan/harness";
 import { type ScriptedModel, scriptedModel } from "@castellan/models/testing";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createFileSessionStore, openSession, type SessionInspection } from "../src/index.js";
+import { isDeepFrozen, latch, tempDirPerTest, writeAndWaitTool } from "./support/index.ts";
 
-let directory: string;
-
-beforeEach(async () => {
-  directory = await mkdtemp(join(tmpdir(), "castellan-inspection-"));
-});
-afterEach(async () => {
-  await rm(directory, { recursive: true, force: true });
-});
-
-interface Latch<T = void> {
-  readonly promise: Promise<T>;
-  resolve(value: T): void;
-}
-
-function latch<T = void>(): Latch<T> {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((done) => {
-    resolve = done;
-  });
-  return { promise, resolve };
-}
-
-function isDeepFrozen(value: unknown): boolean {
-  if (value === null || typeof value !== "object") return true;
-  return Object.isFrozen(value) && Object.values(value).every(isDeepFrozen);
-}
+const temp = tempDirPerTest("castellan-inspection-");
 
 const noChanges = { toolsShown: [], toolsHidden: [], sectionsAdded: [], sectionsRemoved: [], sectionsChanged: [] };
 
@@ -348,16 +321,7 @@ describe("session.inspect()", () => {
         return "wrote";
       },
     });
-    const writeAndWait = defineTool({
-      name: "write_and_wait",
-      description: "Writes count, then waits for the abort",
-      execute: async (_input, ctx) => {
-        ctx.setState({ count: 2 });
-        waiting.resolve();
-        await new Promise<void>((resolve) => ctx.signal.addEventListener("abort", () => resolve(), { once: true }));
-        return "stopped";
-      },
-    });
+    const writeAndWait = writeAndWaitTool({ count: 2 }, waiting);
     const model = scriptedModel([
       { toolCalls: [{ name: "write", input: {} }] },
       { text: "wrote" },
@@ -406,7 +370,7 @@ describe("session.inspect()", () => {
   });
 
   it("starts a new projection history on reopen while restoring state", async () => {
-    const store = createFileSessionStore({ directory });
+    const store = createFileSessionStore({ directory: temp.path });
     const makeAgent = (model: ScriptedModel): Agent =>
       defineAgent("test.inspect-reopen", {
         model,

@@ -1,9 +1,9 @@
 import { copyFile, mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { JsonValue, Message, ModelRequest, RunEvent, ToolContext } from "@castellan/harness";
+import type { JsonValue, Message, ModelRequest, ToolContext } from "@castellan/harness";
 import { type ScriptedStepSource, scriptedModel } from "@castellan/models/testing";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   createFileSessionStore,
   createMemorySessionStore,
@@ -12,69 +12,23 @@ import {
   type PermissionPreset,
   type Run,
   RunAbortedError,
-  type Session,
-  type SessionRecord,
   type SessionStore,
   unrecordedOutcome,
 } from "../src/index.js";
 import { killAt, killRemaining } from "./fixtures/child.ts";
 import { interruptAgent } from "./fixtures/interrupt-agent.ts";
-
-/** A promise with its resolve function, to hand control between a test and the code under test. */
-function latch<T = void>(): { promise: Promise<T>; resolve(value: T): void } {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((done) => {
-    resolve = done;
-  });
-  return { promise, resolve };
-}
-
-async function collect(run: Run): Promise<RunEvent[]> {
-  const events: RunEvent[] = [];
-  for await (const event of run) events.push(event);
-  return events;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error("Expected the promise to reject, but it resolved.");
-}
-
-function thrown(action: () => unknown): unknown {
-  try {
-    action();
-  } catch (error) {
-    return error;
-  }
-  throw new Error("Expected the call to throw.");
-}
-
-function textOf(content: readonly { type: string; text?: string }[]): string {
-  return content.map((block) => block.text ?? "").join("");
-}
-
-/** The records of a file-store log, read straight from the file (the test's own view of what was saved). */
-async function fileRecords(directory: string, id: string): Promise<SessionRecord[]> {
-  const text = await readFile(join(directory, `${encodeURIComponent(id)}.jsonl`), "utf8");
-  return text
-    .split("\n")
-    .filter((line) => line.trim() !== "")
-    .map((line) => JSON.parse(line).record as SessionRecord);
-}
-
-/** The records a store holds for a Session (opens and closes its log). */
-async function storeRecords(store: SessionStore, id: string): Promise<readonly SessionRecord[]> {
-  const log = await store.open(id);
-  try {
-    return log.records;
-  } finally {
-    await log.close();
-  }
-}
+import {
+  cleanupAfterEach,
+  collect,
+  fileRecords,
+  latch,
+  recordingApproval,
+  rejection,
+  stoppingStore,
+  storeRecords,
+  textOf,
+  thrown,
+} from "./support/index.ts";
 
 /** What the reopening side's tools did. */
 interface Execution {
@@ -93,21 +47,6 @@ function reopener(steps: readonly ScriptedStepSource[]) {
     return `${name} done in the new process`;
   });
   return { model, executed, agent };
-}
-
-/** An approval adapter that records who was asked and answers `decision`. */
-function approvalAdapter(asked: string[], decision: "allow" | "deny" = "allow"): NodeRunnerPlugin {
-  return {
-    name: "test.approval",
-    apply(host) {
-      host.registerApproval({
-        request: async (request) => {
-          asked.push(request.toolCallId);
-          return { decision, reason: `${decision} by the test` };
-        },
-      });
-    },
-  };
 }
 
 /**
@@ -138,15 +77,7 @@ function expectWellFormed(messages: readonly Message[]): void {
   expect(previous, "a conversation ending with the assistant's own message").not.toBe("assistant");
 }
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-function closeLater(session: Session): Session {
-  cleanups.push(() => session.close().catch(() => undefined));
-  return session;
-}
+const { closeLater } = cleanupAfterEach();
 
 // Each scenario's child is killed once; every test works on its own copy of the log.
 let root: string;
@@ -304,7 +235,7 @@ describe("session.resume()", () => {
       { name: "note", toolCallId: "t2-note", input: { text: "later" }, key: `castellan:started:${runId}:t2-note` },
     ]);
     const ends = events.flatMap((event) => (event.kind === "tool-end" ? [event] : []));
-    expect(ends.map((event) => [event.toolCallId, event.result.isError, textOf(event.result.content)])).toEqual([
+    expect(ends.map((event) => [event.toolCallId, event.result.isError, textOf(event.result)])).toEqual([
       ["t2-send", true, unrecordedOutcome],
       ["t2-note", false, "note done in the new process"],
     ]);
@@ -509,32 +440,6 @@ function scripted(text: string, count: number): ScriptedStepSource[] {
   return Array.from({ length: count }, () => step);
 }
 
-/** A store that, from append number `crashAt` on, saves nothing and never answers; at that append it releases the Session. */
-function crashingStore(inner: SessionStore, crashAt: number): { store: SessionStore; crashed: Promise<void> } {
-  const crashed = latch();
-  let appends = 0;
-  const store: SessionStore = {
-    async open(sessionId, options) {
-      const log = await inner.open(sessionId, options);
-      return {
-        sessionId: log.sessionId,
-        records: log.records,
-        async append(records) {
-          appends++;
-          if (appends < crashAt) return await log.append(records);
-          if (appends === crashAt) {
-            await log.close();
-            crashed.resolve();
-          }
-          return await new Promise<never>(() => undefined);
-        },
-        close: () => log.close(),
-      };
-    },
-  };
-  return { store, crashed: crashed.promise };
-}
-
 type UnsettledState = "started" | "not-started" | "awaiting-approval" | "approved" | "denied";
 
 /** What a crash before append `k` leaves, as interruptedRun() must report it. */
@@ -607,17 +512,18 @@ async function crashThenContinue(crashAt: number, continuation: Continuation) {
   };
 
   // The process that dies.
-  const crashing = crashingStore(inner, crashAt);
+  // From append number `crashAt` on, the store saves nothing and never answers; at that append it releases the Session.
+  const crashing = stoppingStore(inner, (_records, append) => append >= crashAt);
   const deadAsked: string[] = [];
   const dead = await openSession({
     agent: interruptAgent(scriptedModel(scripted("first done", 2)), side("dead")),
     id: "crashed",
     store: crashing.store,
     permissions: "ask-on-write",
-    approval: approvalAdapter(deadAsked),
+    approval: recordingApproval(deadAsked),
   });
   const deadRun = dead.run("first");
-  await crashing.crashed;
+  await crashing.stopped;
   // (`dead` is abandoned, as its process would be: its Run never settles and it is never closed.)
 
   // The next process.
@@ -629,7 +535,7 @@ async function crashThenContinue(crashAt: number, continuation: Continuation) {
       id: "crashed",
       store: inner,
       permissions: "ask-on-write",
-      approval: approvalAdapter(liveAsked),
+      approval: recordingApproval(liveAsked),
     }),
   );
   expect(liveModel.requests).toHaveLength(0);
@@ -733,7 +639,7 @@ describe("a crash at any append boundary of a Run", () => {
         agent: interruptAgent(scriptedModel(scripted("first done", 2)), () => "ok"),
         store: counting,
         permissions: "ask-on-write",
-        approval: approvalAdapter([]),
+        approval: recordingApproval([]),
       }),
     );
     expect((await session.run("first").result).text).toBe("first done");

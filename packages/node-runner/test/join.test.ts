@@ -1,28 +1,11 @@
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { type Agent, defineAgent, defineTool, type Message, type RunEvent } from "@castellan/harness";
+import { type Agent, defineAgent, defineTool } from "@castellan/harness";
 import { type ScriptedStepSource, scriptedModel } from "@castellan/models/testing";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createFileSessionStore, openSession, type Run, type Session } from "../src/index.js";
 import type { SessionRecord } from "../src/store/records.js";
+import { collect, fileRecords, latch, tempDirPerTest, textOf } from "./support/index.ts";
 
-let directory: string;
-beforeEach(async () => {
-  directory = await mkdtemp(join(tmpdir(), "castellan-join-"));
-});
-afterEach(async () => {
-  await rm(directory, { recursive: true, force: true });
-});
-
-/** A promise with its resolver, for ordering steps without timers. */
-function latch(): { readonly promise: Promise<void>; readonly open: () => void } {
-  let open!: () => void;
-  const promise = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  return { promise, open };
-}
+const temp = tempDirPerTest("castellan-join-");
 
 /** The `work` tool waits for `gate` after reporting `started`; each call counts. */
 function workAgent(steps: readonly ScriptedStepSource[], hooks: { started?: () => void; gate?: Promise<void> } = {}) {
@@ -43,24 +26,10 @@ function workAgent(steps: readonly ScriptedStepSource[], hooks: { started?: () =
   return { model, agent, executed };
 }
 
-const store = () => createFileSessionStore({ directory });
+const store = () => createFileSessionStore({ directory: temp.path });
 
-async function records(): Promise<SessionRecord[]> {
-  const text = await readFile(join(directory, "joined.jsonl"), "utf8");
-  return text
-    .trim()
-    .split("\n")
-    .map((line) => JSON.parse(line).record as SessionRecord);
-}
-
-async function collect(run: AsyncIterable<RunEvent>): Promise<RunEvent[]> {
-  const events: RunEvent[] = [];
-  for await (const event of run) events.push(event);
-  return events;
-}
-
-const text = (message: Message | undefined) =>
-  message?.content.map((block) => (block.type === "text" ? block.text : "")).join("") ?? "";
+/** The records of the joined Session's file-store log. */
+const records = () => fileRecords(temp.path, "joined");
 
 describe("run.join", () => {
   it("saves input joined during a tool batch and shows it after the batch's results", async () => {
@@ -76,7 +45,7 @@ describe("run.join", () => {
         },
         { text: "done" },
       ],
-      { started: started.open, gate: gate.promise },
+      { started: started.resolve, gate: gate.promise },
     );
     const session = await openSession({ agent, id: "joined", store: store(), permissions: "full-access" });
     try {
@@ -89,7 +58,7 @@ describe("run.join", () => {
       const saved = Promise.all([first, second]).then(async () => {
         savedAtResolve = await records();
       });
-      gate.open();
+      gate.resolve();
       await saved;
       expect((await run.result).text).toBe("done");
       // Joining did not abort the batch: both calls ran and settled.
@@ -117,8 +86,8 @@ describe("run.join", () => {
         "user",
         "user",
       ]);
-      expect(text(request?.messages[4])).toBe("also check the logs");
-      expect(text(request?.messages[5])).toBe("and the metrics");
+      expect(textOf(request?.messages[4])).toBe("also check the logs");
+      expect(textOf(request?.messages[5])).toBe("and the metrics");
 
       const all = await events;
       const order = all.map((event) => event.kind);
@@ -152,7 +121,7 @@ describe("run.join", () => {
       await joined;
       expect(result.text).toBe("second answer");
       expect(result.turns).toBe(2);
-      expect(model.requests[1]?.messages.map((message) => [message.role, text(message)])).toEqual([
+      expect(model.requests[1]?.messages.map((message) => [message.role, textOf(message)])).toEqual([
         ["user", "question"],
         ["assistant", "first answer"],
         ["user", "one more thing"],
@@ -182,7 +151,7 @@ describe("run.join", () => {
     const hanging = latch();
     const { model, agent } = workAgent([
       () => {
-        hanging.open();
+        hanging.resolve();
         return { hang: true };
       },
     ]);
@@ -207,7 +176,7 @@ describe("run.join", () => {
     const started = latch();
     const gate = latch();
     const { agent } = workAgent([{ toolCalls: [{ name: "work", input: { n: 1 } }] }, { text: "done" }], {
-      started: started.open,
+      started: started.resolve,
       gate: gate.promise,
     });
     const session = await openSession({ agent, id: "joined", store: store(), permissions: "full-access" });
@@ -216,7 +185,7 @@ describe("run.join", () => {
       await started.promise;
       await expect(run.join([])).rejects.toMatchObject({ code: "input_invalid" });
       await expect(run.join(42 as unknown as string)).rejects.toMatchObject({ code: "input_invalid" });
-      gate.open();
+      gate.resolve();
       expect((await run.result).text).toBe("done");
     } finally {
       await session.close();
@@ -227,7 +196,7 @@ describe("run.join", () => {
     const started = latch();
     const gate = latch();
     const first = workAgent([{ toolCalls: [{ name: "work", input: { n: 1 } }] }, { text: "done" }], {
-      started: started.open,
+      started: started.resolve,
       gate: gate.promise,
     });
     let session: Session = await openSession({
@@ -240,7 +209,7 @@ describe("run.join", () => {
       const run = session.run("start");
       await started.promise;
       const joined = run.join("joined input");
-      gate.open();
+      gate.resolve();
       await joined;
       await run.result;
     } finally {
@@ -254,7 +223,7 @@ describe("run.join", () => {
     } finally {
       await session.close();
     }
-    expect(second.model.requests[0]?.messages.map((message) => [message.role, text(message)])).toEqual([
+    expect(second.model.requests[0]?.messages.map((message) => [message.role, textOf(message)])).toEqual([
       ["user", "start"],
       ["assistant", ""],
       ["tool", "worked 1"],

@@ -12,26 +12,10 @@ import {
   createNodeRunner,
   ModelResolutionError,
   type ModelResolutionRequest,
-  type NodeRunnerHost,
-  type NodeRunnerPlugin,
   openSession,
   PluginError,
-  type Run,
 } from "../src/index.js";
-
-async function drain(run: Run): Promise<{ events: RunEvent[]; error: unknown }> {
-  const events: RunEvent[] = [];
-  for await (const event of run) events.push(event);
-  const error = await run.result.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  return { events, error };
-}
-
-function plugin(name: string, apply: (host: NodeRunnerHost) => void, close?: () => void): NodeRunnerPlugin {
-  return close ? { name, apply, close } : { name, apply };
-}
+import { drain, plugin } from "./support/index.ts";
 
 /** A plain runtime (no specifier) counting its calls and answering `text`. */
 function countingRuntime(text: string): ModelRuntime & { calls: number } {

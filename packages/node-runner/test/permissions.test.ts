@@ -1,11 +1,4 @@
-import {
-  defineAgent,
-  defineTool,
-  type JsonValue,
-  type Message,
-  type RunEvent,
-  type ToolResultMessage,
-} from "@castellan/harness";
+import { defineAgent, defineTool, type JsonValue, type RunEvent } from "@castellan/harness";
 import { scriptedModel } from "@castellan/models/testing";
 import { describe, expect, it } from "vitest";
 import {
@@ -13,12 +6,12 @@ import {
   type NodeRunnerPlugin,
   openSession,
   type PermissionPreset,
-  type Run,
   type ToolApprovalAnswer,
   type ToolApprovalRequest,
   type ToolPermissionContribution,
   type ToolPermissionRequest,
 } from "../src/index.js";
+import { approvalPlugin, drain, plugin, textOf, toolMessages } from "./support/index.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
@@ -26,32 +19,8 @@ import {
 
 type PermissionEvent = Extract<RunEvent, { kind: "tool-permission" }>;
 
-interface Drained {
-  readonly events: RunEvent[];
-  readonly error: unknown;
-}
-
-/** Iterates a Run to its end and settles its result. */
-async function drain(run: Run): Promise<Drained> {
-  const events: RunEvent[] = [];
-  for await (const event of run) events.push(event);
-  const error = await run.result.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  return { events, error };
-}
-
 function permissionEvents(events: readonly RunEvent[]): PermissionEvent[] {
   return events.filter((event): event is PermissionEvent => event.kind === "tool-permission");
-}
-
-function toolMessages(messages: readonly Message[]): ToolResultMessage[] {
-  return messages.filter((message): message is ToolResultMessage => message.role === "tool");
-}
-
-function textOfResult(message: ToolResultMessage | undefined): string {
-  return (message?.content ?? []).map((block) => (block.type === "text" ? block.text : "")).join("");
 }
 
 const actSchema = {
@@ -80,8 +49,12 @@ function actModel(input: JsonValue = { path: "a.txt", lines: [1, 2] }) {
   return scriptedModel([{ toolCalls: [{ name: "act", input }] }, { text: "done" }]);
 }
 
-function plugin(name: string, apply: NodeRunnerPlugin["apply"], close?: () => void): NodeRunnerPlugin {
-  return close ? { name, apply, close } : { name, apply };
+/** Agent `id` with the recording `act` tool, on a model asking for one `act` call with `input` (see actModel). */
+function actAgent(id: string, readOnly: boolean, input?: JsonValue) {
+  const executed: JsonValue[] = [];
+  const model = actModel(input);
+  const agent = defineAgent(id, { model, tools: [actTool(readOnly, executed)] });
+  return { executed, model, agent };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -262,11 +235,9 @@ describe("the permission precedence table", () => {
     "hooks: $scenario.name | preset $preset | readOnly $readOnly | approval $approval",
     async ({ scenario, preset, readOnly, approval }) => {
       const expected = expectedOutcome(scenario, preset, readOnly, approval);
-      const executed: JsonValue[] = [];
+      const { executed, model, agent } = actAgent("test.permissions", readOnly);
       const hookRequests: ToolPermissionRequest[][] = scenario.hooks.map(() => []);
       const approvalRequests: ToolApprovalRequest[] = [];
-      const model = actModel();
-      const agent = defineAgent("test.permissions", { model, tools: [actTool(readOnly, executed)] });
 
       const plugins: NodeRunnerPlugin[] = [];
       if (scenario.hooks.length > 0) {
@@ -285,17 +256,13 @@ describe("the permission precedence table", () => {
       }
       if (approval !== "absent") {
         plugins.push(
-          plugin("test.approval", (host) =>
-            host.registerApproval({
-              async request(request, options) {
-                expect(options.signal).toBeInstanceOf(AbortSignal);
-                approvalRequests.push(request);
-                return approval === "allowing"
-                  ? { decision: "allow", reason: "approved in test" }
-                  : { decision: "deny", reason: "rejected in test" };
-              },
-            }),
-          ),
+          approvalPlugin(async (request, options) => {
+            expect(options.signal).toBeInstanceOf(AbortSignal);
+            approvalRequests.push(request);
+            return approval === "allowing"
+              ? { decision: "allow", reason: "approved in test" }
+              : { decision: "deny", reason: "rejected in test" };
+          }),
         );
       }
 
@@ -360,11 +327,11 @@ describe("the permission precedence table", () => {
         expect(result).toMatchObject({ toolCallId: "call_1", toolName: "act" });
         if (expected.executed) {
           expect(result?.isError).toBe(false);
-          expect(textOfResult(result)).toBe("acted");
+          expect(textOf(result)).toBe("acted");
         } else {
           expect(result?.isError).toBe(true);
-          expect(textOfResult(result)).toMatch(/^Permission denied for tool "act"/);
-          if (typeof event.reason === "string") expect(textOfResult(result)).toContain(event.reason);
+          expect(textOf(result)).toMatch(/^Permission denied for tool "act"/);
+          if (typeof event.reason === "string") expect(textOf(result)).toContain(event.reason);
         }
         model.assertComplete();
       } finally {
@@ -380,20 +347,14 @@ describe("the permission precedence table", () => {
 
 describe("permission defaults", () => {
   it("openSession defaults to ask-on-write: a write tool goes to the approval plugin", async () => {
-    const executed: JsonValue[] = [];
-    const model = actModel();
-    const agent = defineAgent("test.defaults", { model, tools: [actTool(false, executed)] });
+    const { executed, agent } = actAgent("test.defaults", false);
     const asked: ToolApprovalRequest[] = [];
     const session = await openSession({
       agent,
-      approval: plugin("test.approval", (host) =>
-        host.registerApproval({
-          async request(request) {
-            asked.push(request);
-            return { decision: "allow" };
-          },
-        }),
-      ),
+      approval: approvalPlugin(async (request) => {
+        asked.push(request);
+        return { decision: "allow" };
+      }),
     });
     try {
       const { events } = await drain(session.run("go"));
@@ -409,9 +370,7 @@ describe("permission defaults", () => {
   });
 
   it("openSession without an approval plugin denies a write tool (ask without an adapter)", async () => {
-    const executed: JsonValue[] = [];
-    const model = actModel();
-    const agent = defineAgent("test.defaults", { model, tools: [actTool(false, executed)] });
+    const { executed, model, agent } = actAgent("test.defaults", false);
     const session = await openSession({ agent });
     try {
       const { events } = await drain(session.run("go"));
@@ -419,16 +378,14 @@ describe("permission defaults", () => {
       expect(executed).toHaveLength(0);
       const result = toolMessages(model.requests[1]?.messages ?? [])[0];
       expect(result?.isError).toBe(true);
-      expect(textOfResult(result)).toContain("Permission denied");
+      expect(textOf(result)).toContain("Permission denied");
     } finally {
       await session.close();
     }
   });
 
   it("openSession without an approval plugin still allows a declared read-only tool", async () => {
-    const executed: JsonValue[] = [];
-    const model = actModel();
-    const agent = defineAgent("test.defaults", { model, tools: [actTool(true, executed)] });
+    const { executed, agent } = actAgent("test.defaults", true);
     const session = await openSession({ agent });
     try {
       const { events } = await drain(session.run("go"));
@@ -440,9 +397,7 @@ describe("permission defaults", () => {
   });
 
   it("openSession honours an explicit preset", async () => {
-    const executed: JsonValue[] = [];
-    const model = actModel();
-    const agent = defineAgent("test.defaults", { model, tools: [actTool(false, executed)] });
+    const { executed, agent } = actAgent("test.defaults", false);
     const session = await openSession({ agent, permissions: "full-access" });
     try {
       const { events } = await drain(session.run("go"));
@@ -454,21 +409,15 @@ describe("permission defaults", () => {
   });
 
   it("createNodeRunner defaults to ask-on-write", async () => {
-    const executed: JsonValue[] = [];
-    const model = actModel();
-    const agent = defineAgent("test.defaults", { model, tools: [actTool(false, executed)] });
+    const { executed, model, agent } = actAgent("test.defaults", false);
     const asked: ToolApprovalRequest[] = [];
     const runner = await createNodeRunner({
       agent,
       plugins: [
-        plugin("test.approval", (host) =>
-          host.registerApproval({
-            async request(request) {
-              asked.push(request);
-              return { decision: "deny", reason: "no writes today" };
-            },
-          }),
-        ),
+        approvalPlugin(async (request) => {
+          asked.push(request);
+          return { decision: "deny", reason: "no writes today" };
+        }),
       ],
     });
     try {
@@ -481,7 +430,7 @@ describe("permission defaults", () => {
         reason: "no writes today",
       });
       expect(executed).toHaveLength(0);
-      expect(textOfResult(toolMessages(model.requests[1]?.messages ?? [])[0])).toContain("no writes today");
+      expect(textOf(toolMessages(model.requests[1]?.messages ?? [])[0])).toContain("no writes today");
     } finally {
       await runner.close();
     }
@@ -500,9 +449,7 @@ describe("permission defaults", () => {
 
 describe("permission questions", () => {
   it("invalid input gets an error result before any permission question", async () => {
-    const executed: JsonValue[] = [];
-    const model = actModel({ path: 7 });
-    const agent = defineAgent("test.invalid", { model, tools: [actTool(false, executed)] });
+    const { executed, model, agent } = actAgent("test.invalid", false, { path: 7 });
     let hookCalls = 0;
     let approvalCalls = 0;
     const runner = await createNodeRunner({
@@ -533,7 +480,7 @@ describe("permission questions", () => {
       expect(events.some((event) => event.kind === "tool-start")).toBe(false);
       const result = toolMessages(model.requests[1]?.messages ?? [])[0];
       expect(result?.isError).toBe(true);
-      expect(textOfResult(result)).toMatch(/^Invalid input for tool "act"/);
+      expect(textOf(result)).toMatch(/^Invalid input for tool "act"/);
     } finally {
       await runner.close();
     }
@@ -585,18 +532,12 @@ describe("permission questions", () => {
   });
 
   it("an approval adapter that throws denies the call with the failure as reason", async () => {
-    const executed: JsonValue[] = [];
-    const model = actModel();
-    const agent = defineAgent("test.approval-throws", { model, tools: [actTool(false, executed)] });
+    const { executed, model, agent } = actAgent("test.approval-throws", false);
     const session = await openSession({
       agent,
-      approval: plugin("test.approval", (host) =>
-        host.registerApproval({
-          async request() {
-            throw new Error("terminal detached");
-          },
-        }),
-      ),
+      approval: approvalPlugin(async () => {
+        throw new Error("terminal detached");
+      }),
     });
     try {
       const { events, error } = await drain(session.run("go"));
@@ -607,25 +548,17 @@ describe("permission questions", () => {
       expect(executed).toHaveLength(0);
       const result = toolMessages(model.requests[1]?.messages ?? [])[0];
       expect(result?.isError).toBe(true);
-      expect(textOfResult(result)).toContain("terminal detached");
+      expect(textOf(result)).toContain("terminal detached");
     } finally {
       await session.close();
     }
   });
 
   it("an approval adapter answering nothing usable denies the call", async () => {
-    const executed: JsonValue[] = [];
-    const model = actModel();
-    const agent = defineAgent("test.approval-garbage", { model, tools: [actTool(false, executed)] });
+    const { executed, agent } = actAgent("test.approval-garbage", false);
     const session = await openSession({
       agent,
-      approval: plugin("test.approval", (host) =>
-        host.registerApproval({
-          async request() {
-            return { decision: "yes please" } as unknown as ToolApprovalAnswer;
-          },
-        }),
-      ),
+      approval: approvalPlugin(async () => ({ decision: "yes please" }) as unknown as ToolApprovalAnswer),
     });
     try {
       const { events } = await drain(session.run("go"));
@@ -640,9 +573,7 @@ describe("permission questions", () => {
 
   it("hooks from several plugins are all consulted, in registration order", async () => {
     const order: string[] = [];
-    const executed: JsonValue[] = [];
-    const model = actModel();
-    const agent = defineAgent("test.order", { model, tools: [actTool(false, executed)] });
+    const { executed, agent } = actAgent("test.order", false);
     const runner = await createNodeRunner({
       agent,
       permissions: "read-only",
@@ -721,7 +652,7 @@ describe("permission questions", () => {
         ["call_1", false],
         ["call_2", true],
       ]);
-      expect(textOfResult(results[1])).toContain("secret files are off limits");
+      expect(textOf(results[1])).toContain("secret files are off limits");
     } finally {
       await runner.close();
     }

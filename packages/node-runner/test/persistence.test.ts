@@ -1,40 +1,33 @@
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { defineAgent } from "@castellan/harness";
 import { scriptedModel } from "@castellan/models/testing";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createFileSessionStore, createNodeRunner, openSession } from "../src/index.js";
+import { fileRecords, tempDirPerTest } from "./support/index.ts";
 
 const run = promisify(execFile);
 const writer = fileURLToPath(new URL("./fixtures/notes-agent.ts", import.meta.url));
-let directory: string;
-
-beforeEach(async () => {
-  directory = await mkdtemp(join(tmpdir(), "castellan-persistence-"));
-});
-afterEach(async () => {
-  await rm(directory, { recursive: true, force: true });
-});
+const temp = tempDirPerTest("castellan-persistence-");
 
 async function inChild(input: string, options: { agentId?: string; params?: unknown } = {}) {
   const args = [writer, input, options.agentId ?? "test.notes"];
   if (options.params !== undefined) args.push(JSON.stringify(options.params));
   const { stdout } = await run(process.execPath, args, {
-    env: { ...process.env, SESSION_DIRECTORY: directory, SESSION_ID: "notes" },
+    env: { ...process.env, SESSION_DIRECTORY: temp.path, SESSION_ID: "notes" },
   });
   return JSON.parse(stdout.trim().split("\n").at(-1) as string);
 }
 
 async function hashes(): Promise<Record<string, string>> {
   const result: Record<string, string> = {};
-  for (const name of (await readdir(directory)).sort()) {
+  for (const name of (await readdir(temp.path)).sort()) {
     result[name] = createHash("sha256")
-      .update(await readFile(join(directory, name)))
+      .update(await readFile(join(temp.path, name)))
       .digest("hex");
   }
   return result;
@@ -86,7 +79,7 @@ describe("a Session saved by the file store", () => {
 
   it("refuses a log damaged in the middle, naming the line, and changes nothing", async () => {
     await inChild("alpha", { params: { tenant: "acme" } });
-    const log = join(directory, "notes.jsonl");
+    const log = join(temp.path, "notes.jsonl");
     const lines = (await readFile(log, "utf8")).split("\n");
     lines[2] = lines[2]?.replace('"seq":3', '"seq":9') ?? "";
     await writeFile(log, lines.join("\n"));
@@ -99,7 +92,7 @@ describe("a Session saved by the file store", () => {
 
   it("drops a torn trailing record and continues after the last good one", async () => {
     await inChild("alpha", { params: { tenant: "acme" } });
-    const log = join(directory, "notes.jsonl");
+    const log = join(temp.path, "notes.jsonl");
     const intact = await readFile(log, "utf8");
     await writeFile(log, `${intact}{"seq":99,"at":"2026-01-01T00:00:00.000Z","record":{"kind":"run-st`);
     const second = await inChild("beta");
@@ -115,7 +108,7 @@ describe("a Session saved by the file store", () => {
   });
 
   it("saves non-empty params before createSession returns, and an empty Session only with its first Run", async () => {
-    const store = createFileSessionStore({ directory });
+    const store = createFileSessionStore({ directory: temp.path });
     const model = scriptedModel([{ text: "hi" }]);
     const agent = defineAgent("test.params", { model, params: ["tenant"] });
     const runner = await createNodeRunner({
@@ -123,7 +116,7 @@ describe("a Session saved by the file store", () => {
       plugins: [{ name: "store", apply: (host) => host.registerSessionStore(store) }],
     });
     const withParams = await runner.createSession({ id: "with", params: { tenant: "acme" } });
-    const saved = await readFile(join(directory, "with.jsonl"), "utf8");
+    const saved = await readFile(join(temp.path, "with.jsonl"), "utf8");
     expect(JSON.parse(saved.trim()).record).toMatchObject({
       kind: "session-open",
       agentId: "test.params",
@@ -134,25 +127,22 @@ describe("a Session saved by the file store", () => {
 
     const plain = defineAgent("test.plain", { model });
     const session = await openSession({ agent: plain, id: "plain", store });
-    expect((await readdir(directory)).filter((name) => name.startsWith("plain.") && name.endsWith(".jsonl"))).toEqual(
+    expect((await readdir(temp.path)).filter((name) => name.startsWith("plain.") && name.endsWith(".jsonl"))).toEqual(
       [],
     );
     await session.run("hello").result;
-    const records = (await readFile(join(directory, "plain.jsonl"), "utf8"))
-      .trim()
-      .split("\n")
-      .map((line) => JSON.parse(line).record.kind);
+    const records = (await fileRecords(temp.path, "plain")).map((record) => record.kind);
     expect(records).toEqual(["session-open", "run-start", "assistant-message", "run-end"]);
     await session.close();
   });
 
   it("refuses a second writer of an open Session", async () => {
-    const store = createFileSessionStore({ directory });
+    const store = createFileSessionStore({ directory: temp.path });
     const agent = defineAgent("test.plain", { model: scriptedModel([]) });
     const session = await openSession({ agent, id: "busy", store });
     try {
       await expect(
-        openSession({ agent, id: "busy", store: createFileSessionStore({ directory }) }),
+        openSession({ agent, id: "busy", store: createFileSessionStore({ directory: temp.path }) }),
       ).rejects.toMatchObject({
         code: "session_locked",
       });

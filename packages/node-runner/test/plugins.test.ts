@@ -3,11 +3,8 @@ import {
   defineTool,
   hostTool,
   type JsonValue,
-  type Message,
   type ModelRequest,
-  type RunEvent,
   type ToolContext,
-  type ToolResultMessage,
   type ToolSpec,
 } from "@castellan/harness";
 import { scriptedModel } from "@castellan/models/testing";
@@ -19,38 +16,11 @@ import {
   type NodeRunnerPlugin,
   openSession,
   PluginError,
-  type Run,
   ToolBindingError,
   type TurnInfo,
 } from "../src/index.js";
 import type { SessionStore } from "../src/store/types.js";
-
-async function drain(run: Run): Promise<{ events: RunEvent[]; error: unknown }> {
-  const events: RunEvent[] = [];
-  for await (const event of run) events.push(event);
-  const error = await run.result.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  return { events, error };
-}
-
-function plugin(name: string, apply: NodeRunnerPlugin["apply"], close?: () => void | Promise<void>): NodeRunnerPlugin {
-  return close ? { name, apply, close } : { name, apply };
-}
-
-function toolMessages(messages: readonly Message[]): ToolResultMessage[] {
-  return messages.filter((message): message is ToolResultMessage => message.role === "tool");
-}
-
-function resultText(message: ToolResultMessage | undefined): string {
-  return (message?.content ?? []).map((block) => (block.type === "text" ? block.text : "")).join("");
-}
-
-/** Lets other queued work (timers excluded) run: a macrotask turn. */
-function nextMacrotask(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
+import { drain, macrotasks, plugin, textOf, toolMessages } from "./support/index.ts";
 
 /** A store stand-in: registration only checks the shape; these tests never open a Session with it. */
 function fakeStore(): SessionStore {
@@ -78,7 +48,7 @@ describe("plugin application", () => {
       plugins: [
         plugin("a", async () => {
           log.push("a:start");
-          await nextMacrotask();
+          await macrotasks();
           log.push("a:end");
         }),
         plugin("b", () => {
@@ -86,7 +56,7 @@ describe("plugin application", () => {
         }),
         plugin("c", async () => {
           log.push("c:start");
-          await nextMacrotask();
+          await macrotasks();
           log.push("c:end");
         }),
       ],
@@ -317,7 +287,7 @@ describe("plugin cleanup", () => {
           name,
           () => undefined,
           async () => {
-            await nextMacrotask();
+            await macrotasks();
             closed.push(name);
           },
         ),
@@ -411,7 +381,7 @@ describe("plugin cleanup", () => {
           () => void closed.push("first"),
         ),
         plugin("broken", async () => {
-          await nextMacrotask();
+          await macrotasks();
           throw new TypeError("bad option");
         }),
       ],
@@ -445,7 +415,7 @@ describe("host tools", () => {
       });
       const result = toolMessages(model.requests[1]?.messages ?? [])[0];
       expect(result?.isError).toBe(false);
-      expect(resultText(result)).toBe("value of colour (turn 1)");
+      expect(textOf(result)).toBe("value of colour (turn 1)");
     } finally {
       await runner.close();
     }
@@ -546,7 +516,7 @@ describe("host tools", () => {
       // A hosted tool is the provider's to run; a client-side call to it gets an error result.
       const result = toolMessages(model.requests[1]?.messages ?? [])[0];
       expect(result?.isError).toBe(true);
-      expect(resultText(result)).toContain("web_search");
+      expect(textOf(result)).toContain("web_search");
     } finally {
       await runner.close();
     }

@@ -1,37 +1,10 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { type Agent, defineAgent, defineTool, type ModelRequest, type ToolReceipt } from "@castellan/harness";
+import { type Agent, defineAgent, defineTool, type ToolReceipt } from "@castellan/harness";
 import { type ScriptedModel, scriptedModel } from "@castellan/models/testing";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createFileSessionStore, openSession } from "../src/index.js";
+import { isDeepFrozen, tempDirPerTest, throwsTypeError, toolNames } from "./support/index.ts";
 
-let directory: string;
-
-beforeEach(async () => {
-  directory = await mkdtemp(join(tmpdir(), "castellan-receipts-"));
-});
-afterEach(async () => {
-  await rm(directory, { recursive: true, force: true });
-});
-
-function toolNames(request: ModelRequest | undefined): string[] {
-  return (request?.tools ?? []).map((tool) => tool.name);
-}
-
-function throwsTypeError(action: () => unknown): boolean {
-  try {
-    action();
-  } catch (error) {
-    return error instanceof TypeError;
-  }
-  return false;
-}
-
-function isDeepFrozen(value: unknown): boolean {
-  if (value === null || typeof value !== "object") return true;
-  return Object.isFrozen(value) && Object.values(value).every(isDeepFrozen);
-}
+const temp = tempDirPerTest("castellan-receipts-");
 
 /** A lookup tool: answers with two text blocks, and fails for the query "missing". */
 const lookup = defineTool({
@@ -189,7 +162,7 @@ describe("ctx.toolCalls", () => {
   });
 
   it("keeps receipts across Runs and across reopening in a new Session object", async () => {
-    const store = createFileSessionStore({ directory });
+    const store = createFileSessionStore({ directory: temp.path });
     const seen: (readonly ToolReceipt[])[] = [];
     const report = defineTool({
       name: "report",

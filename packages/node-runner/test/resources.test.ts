@@ -5,20 +5,13 @@ import {
   defineCapability,
   defineTool,
   type JsonObject,
-  type RunEvent,
   resource,
   type SandboxAcquisition,
 } from "@castellan/harness";
 import { scriptedModel } from "@castellan/models/testing";
-import { afterEach, describe, expect, it } from "vitest";
-import {
-  createNodeRunner,
-  type NodeRunnerPlugin,
-  openSession,
-  ResourceError,
-  type Run,
-  type Session,
-} from "../src/index.js";
+import { describe, expect, it } from "vitest";
+import { createNodeRunner, type NodeRunnerPlugin, openSession, ResourceError, type Session } from "../src/index.js";
+import { cleanupAfterEach, collect, rejection as rejectionOf, spyPlugin } from "./support/index.ts";
 
 /** Everything the test doubles did, in order. */
 type Journal = string[];
@@ -83,44 +76,36 @@ function recordingSandbox(
   };
 }
 
-async function collect(run: Run): Promise<RunEvent[]> {
-  const events: RunEvent[] = [];
-  for await (const event of run) events.push(event);
-  return events;
+/** Agent `id` with a recording sandbox and capability "storage" of the kinds first, broken (failing per `brokenOptions`) and third. */
+function storageWithBroken(id: string, brokenOptions: KindOptions) {
+  const journal: Journal = [];
+  const first = recordingKind("first", journal);
+  const broken = recordingKind("broken", journal, brokenOptions);
+  const third = recordingKind("third", journal);
+  const capability = defineCapability({
+    name: "storage",
+    resources: [resource(first, {}), resource(broken, {}), resource(third, {})],
+  });
+  const agent = defineAgent(id, {
+    model: scriptedModel([]),
+    capabilities: [capability],
+    sandbox: recordingSandbox(journal),
+  });
+  return { journal, third, agent };
 }
 
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    const value = await promise;
-    // A Session that opened by mistake is closed so the test leaves nothing behind.
-    if (value && typeof (value as Session).close === "function") await (value as Session).close();
-  } catch (error) {
-    return error;
-  }
-  throw new Error("Expected the promise to reject, but it resolved.");
+/** Waits for a promise that must reject; a Session that opened by mistake is closed so the test leaves nothing behind. */
+function rejection(promise: Promise<unknown>): Promise<unknown> {
+  return rejectionOf(
+    promise.then(async (value) => {
+      if (value && typeof (value as Session).close === "function") await (value as Session).close();
+      return value;
+    }),
+  );
 }
 
-function spyPlugin(name: string, apply: NodeRunnerPlugin["apply"] = () => undefined) {
-  const plugin = {
-    name,
-    closed: 0,
-    apply,
-    close() {
-      plugin.closed++;
-    },
-  };
-  return plugin;
-}
-
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-function closeLater(session: Session): Session {
-  cleanups.push(() => session.close().catch(() => undefined));
-  return session;
-}
+const cleanups = cleanupAfterEach();
+const { closeLater } = cleanups;
 
 describe("capability resources and the sandbox", () => {
   it("are acquired once at open in order, reachable from tools and sections, and released in reverse once", async () => {
@@ -240,21 +225,9 @@ describe("capability resources and the sandbox", () => {
 
 describe("a failed acquisition", () => {
   it("rejects the open with resource_failed naming the resource and releases the others in reverse", async () => {
-    const journal: Journal = [];
     const cause = new Error("disk unavailable");
-    const first = recordingKind("first", journal);
-    const broken = recordingKind("broken", journal, { failAcquire: cause });
-    const third = recordingKind("third", journal);
-    const capability = defineCapability({
-      name: "storage",
-      resources: [resource(first, {}), resource(broken, {}), resource(third, {})],
-    });
+    const { journal, third, agent } = storageWithBroken("res.acquire-fails", { failAcquire: cause });
     const approval = spyPlugin("test.approval");
-    const agent = defineAgent("res.acquire-fails", {
-      model: scriptedModel([]),
-      capabilities: [capability],
-      sandbox: recordingSandbox(journal),
-    });
 
     const error = await rejection(openSession({ agent, approval }));
     expect(error).toBeInstanceOf(ResourceError);
@@ -312,21 +285,9 @@ describe("a failed acquisition", () => {
 
 describe("a failed release", () => {
   it("does not stop the other releases; close rejects with a typed error naming it", async () => {
-    const journal: Journal = [];
     const cause = new Error("flush failed");
-    const first = recordingKind("first", journal);
-    const broken = recordingKind("broken", journal, { failRelease: cause });
-    const third = recordingKind("third", journal);
-    const capability = defineCapability({
-      name: "storage",
-      resources: [resource(first, {}), resource(broken, {}), resource(third, {})],
-    });
+    const { journal, agent } = storageWithBroken("res.release-fails", { failRelease: cause });
     const approval = spyPlugin("test.approval");
-    const agent = defineAgent("res.release-fails", {
-      model: scriptedModel([]),
-      capabilities: [capability],
-      sandbox: recordingSandbox(journal),
-    });
     const session = await openSession({ agent, approval });
 
     const error = await rejection(session.close());

@@ -1,40 +1,18 @@
 import { defineAgent, defineTool } from "@castellan/harness";
 import { scriptedModel } from "@castellan/models/testing";
 import { describe, expect, it } from "vitest";
-import { createMemorySessionStore, openSession, type SessionRecord, type SessionStore } from "../src/index.js";
+import { createMemorySessionStore, openSession, type SessionStore } from "../src/index.js";
+import { stoppingStore } from "./support/index.ts";
 
 // A process that dies after the receipt of a state-writing call but before its batch settles:
 // the receipt says the call succeeded, so the resumed batch must commit what it wrote.
 
 /** A store that saves appends until one starts the call `toolCallId`, then never answers again. */
 function dyingBefore(inner: SessionStore, toolCallId: string): { store: SessionStore; died: Promise<void> } {
-  let die!: () => void;
-  const died = new Promise<void>((resolve) => {
-    die = resolve;
-  });
-  let dead = false;
-  const starts = (records: readonly SessionRecord[]) =>
-    records.some((record) => record.kind === "tool-start" && record.toolCall.id === toolCallId);
-  const store: SessionStore = {
-    async open(sessionId, options) {
-      const log = await inner.open(sessionId, options);
-      return {
-        sessionId: log.sessionId,
-        records: log.records,
-        async append(records) {
-          if (!dead && !starts(records)) return await log.append(records);
-          if (!dead) {
-            dead = true;
-            await log.close();
-            die();
-          }
-          return await new Promise<never>(() => undefined);
-        },
-        close: () => log.close(),
-      };
-    },
-  };
-  return { store, died };
+  const { store, stopped } = stoppingStore(inner, (records) =>
+    records.some((record) => record.kind === "tool-start" && record.toolCall.id === toolCallId),
+  );
+  return { store, died: stopped };
 }
 
 const bump = defineTool({

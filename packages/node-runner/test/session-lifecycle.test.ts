@@ -4,100 +4,32 @@ import {
   defineTool,
   type ModelBinding,
   type ModelStreamEvent,
-  type RunEvent,
   type TurnContext,
 } from "@castellan/harness";
 import { scriptedModel } from "@castellan/models/testing";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   createNodeRunner,
   MaxTurnsError,
   ModelCallError,
-  type NodeRunnerPlugin,
   openSession,
   ParamsError,
-  type Run,
   RunAbortedError,
-  type Session,
   SessionLockedError,
   SessionStateError,
 } from "../src/index.js";
-
-interface Latch<T = void> {
-  readonly promise: Promise<T>;
-  resolve(value: T): void;
-}
-
-function latch<T = void>(): Latch<T> {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((done) => {
-    resolve = done;
-  });
-  return { promise, resolve };
-}
-
-async function collect(run: Run): Promise<RunEvent[]> {
-  const events: RunEvent[] = [];
-  for await (const event of run) events.push(event);
-  return events;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error("Expected the promise to reject, but it resolved.");
-}
-
-function thrown(action: () => unknown): unknown {
-  try {
-    action();
-  } catch (error) {
-    return error;
-  }
-  throw new Error("Expected the call to throw, but it returned.");
-}
-
-/** Lets every queued callback (microtasks and I/O-phase callbacks) run, several rounds over. */
-async function settleQueues(rounds = 5): Promise<void> {
-  for (let round = 0; round < rounds; round++) await new Promise<void>((resolve) => setImmediate(resolve));
-}
+import { cleanupAfterEach, collect, latch, macrotasks, rejection, spyPlugin, thrown } from "./support/index.ts";
 
 /** A model that replays a fixed list of stream events, for contract violations the scripted model cannot make. */
 function rawModel(events: () => AsyncIterable<ModelStreamEvent>): ModelBinding {
   return { specifier: "test/raw", contextWindow: 1000, stream: () => events() };
 }
 
-/** A plugin recording when it is applied and closed. */
-function spyPlugin(name: string): NodeRunnerPlugin & { applied: number; closed: number } {
-  const plugin = {
-    name,
-    applied: 0,
-    closed: 0,
-    apply() {
-      plugin.applied++;
-    },
-    close() {
-      plugin.closed++;
-    },
-  };
-  return plugin;
-}
-
 const image: ContentBlock = { type: "image", mediaType: "image/png", data: "iVBORw0KGgo=" };
 const providerBlock: ContentBlock = { type: "provider", provider: "test", data: { signature: "abc", n: 1 } };
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-function closeLater(session: Session): Session {
-  cleanups.push(() => session.close().catch(() => undefined));
-  return session;
-}
+const cleanups = cleanupAfterEach();
+const { closeLater } = cleanups;
 
 /** A tool that waits on a latch the test releases. */
 function gatedTool(name = "gated") {
@@ -219,7 +151,8 @@ describe("closing a Session", () => {
     const closed = session.close().then(() => {
       closeSettled = true;
     });
-    await settleQueues();
+    // Let every queued callback (microtasks and I/O-phase callbacks) run, several rounds over.
+    await macrotasks(5);
     expect(closeSettled).toBe(false);
     expect(session.signal.aborted).toBe(false);
 

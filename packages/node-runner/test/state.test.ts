@@ -1,93 +1,41 @@
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readdir } from "node:fs/promises";
 import {
   type Agent,
   defineAgent,
   defineCapability,
   defineTool,
   type JsonValue,
-  type Message,
-  type ModelRequest,
-  type RunEvent,
   type StateView,
-  type ToolResultMessage,
 } from "@castellan/harness";
 import { type ScriptedModel, scriptedModel } from "@castellan/models/testing";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   createFileSessionStore,
   createNodeRunner,
-  type NodeRunnerHost,
-  type NodeRunnerPlugin,
   openSession,
-  type Run,
   type Session,
   type SessionRecord,
-  type SessionStore,
   type StateChange,
 } from "../src/index.js";
+import {
+  drain,
+  fileRecords,
+  isDeepFrozen,
+  latch,
+  plugin,
+  storePlugin,
+  tempDirPerTest,
+  textOf,
+  throwsTypeError,
+  toolMessages,
+  toolNames,
+  writeAndWaitTool,
+} from "./support/index.ts";
 
-let directory: string;
-
-beforeEach(async () => {
-  directory = await mkdtemp(join(tmpdir(), "castellan-state-"));
-});
-afterEach(async () => {
-  await rm(directory, { recursive: true, force: true });
-});
-
-interface Latch<T = void> {
-  readonly promise: Promise<T>;
-  resolve(value: T): void;
-}
-
-function latch<T = void>(): Latch<T> {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((done) => {
-    resolve = done;
-  });
-  return { promise, resolve };
-}
-
-async function drain(run: Run): Promise<{ events: RunEvent[]; error: unknown }> {
-  const events: RunEvent[] = [];
-  for await (const event of run) events.push(event);
-  const error = await run.result.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  return { events, error };
-}
-
-function toolMessages(messages: readonly Message[] | undefined): ToolResultMessage[] {
-  return (messages ?? []).filter((message): message is ToolResultMessage => message.role === "tool");
-}
-
-function resultText(message: ToolResultMessage | undefined): string {
-  return (message?.content ?? []).map((block) => (block.type === "text" ? block.text : "")).join("");
-}
-
-function toolNames(request: ModelRequest | undefined): string[] {
-  return (request?.tools ?? []).map((tool) => tool.name);
-}
+const temp = tempDirPerTest("castellan-state-");
 
 /** The records of a file store's log, in order. */
-async function logRecords(id: string): Promise<SessionRecord[]> {
-  const text = await readFile(join(directory, `${encodeURIComponent(id)}.jsonl`), "utf8");
-  return text
-    .trim()
-    .split("\n")
-    .map((line) => JSON.parse(line).record as SessionRecord);
-}
-
-function storePlugin(store: SessionStore): NodeRunnerPlugin {
-  return { name: "test.store", apply: (host) => host.registerSessionStore(store) };
-}
-
-function hooksPlugin(apply: (host: NodeRunnerHost) => void): NodeRunnerPlugin {
-  return { name: "test.hooks", apply };
-}
+const logRecords = (id: string) => fileRecords(temp.path, id);
 
 /** A tool that applies `update` with setState and reports what it then reads. */
 function counterTool(name = "bump") {
@@ -184,7 +132,7 @@ describe("state inside a tool batch", () => {
     try {
       const result = await session.run("record").result;
       expect(result.text).toBe("three updates recorded");
-      expect(toolMessages(model.requests[3]?.messages).map(resultText)).toEqual([
+      expect(toolMessages(model.requests[3]?.messages).map(textOf)).toEqual([
         "Recorded update 1.",
         "Recorded update 2.",
         "Recorded update 3.",
@@ -279,7 +227,7 @@ describe("state inside a tool batch", () => {
     const session = await openSession({ agent, permissions: "full-access" });
     try {
       await session.run("go").result;
-      expect(resultText(toolMessages(model.requests[1]?.messages)[0])).toBe('{"count":50,"seen":5}');
+      expect(textOf(toolMessages(model.requests[1]?.messages)[0])).toBe('{"count":50,"seen":5}');
       expect(session.inspect().state).toEqual({ count: 50, seen: 5 });
     } finally {
       await session.close();
@@ -365,16 +313,16 @@ describe("state inside a tool batch", () => {
     const names = Object.keys(attempts);
     const model = scriptedModel([{ toolCalls: names.map((name) => ({ name, input: {} })) }, { text: "done" }]);
     const agent = defineAgent("test.invalid-state", { model, state: { count: 0, doc: null }, tools });
-    const store = createFileSessionStore({ directory });
+    const store = createFileSessionStore({ directory: temp.path });
     const session = await openSession({ agent, id: "invalid", store, permissions: "full-access" });
     try {
       const result = await session.run("go").result;
       expect(result.text).toBe("done");
       const results = toolMessages(model.requests[1]?.messages);
       expect(results.map((message) => message.isError)).toEqual(names.map(() => true));
-      for (const message of results) expect(resultText(message)).toContain("state_invalid");
-      expect(resultText(results[0])).toContain('state key "bogus" is not declared');
-      expect(resultText(results[1])).toContain("state.doc.when is not JSON");
+      for (const message of results) expect(textOf(message)).toContain("state_invalid");
+      expect(textOf(results[0])).toContain('state key "bogus" is not declared');
+      expect(textOf(results[1])).toContain("state.doc.when is not JSON");
       expect(session.inspect().state).toEqual({ count: 0, doc: null });
       expect(session.inspect().stateWrites).toEqual([]);
       const batchEnd = (await logRecords("invalid")).find((record) => record.kind === "tool-batch-end");
@@ -430,8 +378,8 @@ describe("state inside a tool batch", () => {
       await session.run("go").result;
       const results = toolMessages(model.requests[1]?.messages);
       expect(results.map((message) => message.isError)).toEqual([true, true, true]);
-      expect(resultText(results[0])).toContain("service unavailable");
-      expect(resultText(results[1])).toContain("state_invalid");
+      expect(textOf(results[0])).toContain("service unavailable");
+      expect(textOf(results[1])).toContain("state_invalid");
       // Ordinary tool errors settle the batch: writes made before the error commit; the invalid update does not.
       expect(session.inspect().state).toEqual({ a: 1, b: 1, c: 1 });
     } finally {
@@ -442,7 +390,7 @@ describe("state inside a tool batch", () => {
 
 describe("settling a batch's state", () => {
   it("saves the committed changes in the batch's tool-batch-end record, before state-changed and the stateChanged hooks", async () => {
-    const store = createFileSessionStore({ directory });
+    const store = createFileSessionStore({ directory: temp.path });
     const hookCalls: StateChange[] = [];
     const savedWhenHookRan: (SessionRecord | undefined)[] = [];
     const model = scriptedModel([
@@ -460,7 +408,7 @@ describe("settling a batch's state", () => {
       permissions: "full-access",
       plugins: [
         storePlugin(store),
-        hooksPlugin((host) =>
+        plugin("test.hooks", (host) =>
           host.hooks.stateChanged(async (change) => {
             hookCalls.push(change);
             savedWhenHookRan.push((await logRecords("batch")).findLast((record) => record.kind === "tool-batch-end"));
@@ -523,7 +471,7 @@ describe("settling a batch's state", () => {
       agent,
       permissions: "full-access",
       plugins: [
-        hooksPlugin((host) => {
+        plugin("test.hooks", (host) => {
           host.hooks.stateChanged(() => {
             throw new Error("notification service down");
           });
@@ -554,7 +502,7 @@ describe("settling a batch's state", () => {
   });
 
   it("discards tentative state when the Run is aborted during the batch, but keeps the receipts", async () => {
-    const store = createFileSessionStore({ directory });
+    const store = createFileSessionStore({ directory: temp.path });
     const waiting = latch();
     const writeFirst = defineTool({
       name: "write_first",
@@ -564,16 +512,7 @@ describe("settling a batch's state", () => {
         return "wrote 1";
       },
     });
-    const writeAndWait = defineTool({
-      name: "write_and_wait",
-      description: "Writes count, then waits for the abort",
-      execute: async (_input, ctx) => {
-        ctx.setState({ count: 2 });
-        waiting.resolve();
-        await new Promise<void>((resolve) => ctx.signal.addEventListener("abort", () => resolve(), { once: true }));
-        return "stopped";
-      },
-    });
+    const writeAndWait = writeAndWaitTool({ count: 2 }, waiting);
     const seen: { count: JsonValue | undefined; first: number; second: number }[] = [];
     const check = defineTool({
       name: "check",
@@ -631,11 +570,11 @@ describe("settling a batch's state", () => {
 
 describe("host writes with session.setState", () => {
   it("resolves once the queued write is saved, even while idle, and leaves committed state unchanged", async () => {
-    const store = createFileSessionStore({ directory });
+    const store = createFileSessionStore({ directory: temp.path });
     const agent = defineAgent("test.host-queued", { model: scriptedModel([]), state: { count: 0 } });
     const session = await openSession({ agent, id: "queued", store });
     try {
-      expect(await readdir(directory)).not.toContain("queued.jsonl");
+      expect(await readdir(temp.path)).not.toContain("queued.jsonl");
       await session.setState("count", 5);
       expect(await logRecords("queued")).toEqual([
         expect.objectContaining({ kind: "session-open", agentId: "test.host-queued" }),
@@ -652,7 +591,7 @@ describe("host writes with session.setState", () => {
   });
 
   it("applies queued writes at the next turn's start, after the turnStart hooks, as one host write", async () => {
-    const store = createFileSessionStore({ directory });
+    const store = createFileSessionStore({ directory: temp.path });
     let session!: Session;
     const atTurnStart: { count: JsonValue | undefined; pending: number; committedSaved: boolean }[] = [];
     const hookCalls: StateChange[] = [];
@@ -666,7 +605,7 @@ describe("host writes with session.setState", () => {
       agent,
       plugins: [
         storePlugin(store),
-        hooksPlugin((host) => {
+        plugin("test.hooks", (host) => {
           host.hooks.turnStart(async () => {
             const records = await logRecords("applied");
             atTurnStart.push({
@@ -788,7 +727,7 @@ describe("host writes with session.setState", () => {
   });
 
   it("rejects undeclared keys and non-JSON values with state_invalid, and any write after close with session_closed", async () => {
-    const store = createFileSessionStore({ directory });
+    const store = createFileSessionStore({ directory: temp.path });
     const agent = defineAgent("test.host-invalid", { model: scriptedModel([]), state: { count: 0 } });
     const session = await openSession({ agent, id: "host-invalid", store });
     await expect(session.setState("bogus", 1)).rejects.toMatchObject({
@@ -801,13 +740,13 @@ describe("host writes with session.setState", () => {
     });
     expect(session.inspect().pendingState).toEqual([]);
     // Nothing was saved: the Session was never written.
-    expect(await readdir(directory)).not.toContain("host-invalid.jsonl");
+    expect(await readdir(temp.path)).not.toContain("host-invalid.jsonl");
     await session.close();
     await expect(session.setState("count", 1)).rejects.toMatchObject({ code: "session_closed" });
   });
 
   it("restores committed state and the pending queue on reopen, and applies the queue only at the next Run's first turn", async () => {
-    const store = createFileSessionStore({ directory });
+    const store = createFileSessionStore({ directory: temp.path });
     const makeAgent = (model: ScriptedModel): Agent =>
       defineAgent("test.host-reopen", {
         model,
@@ -861,17 +800,3 @@ describe("host writes with session.setState", () => {
     }
   });
 });
-
-function throwsTypeError(action: () => unknown): boolean {
-  try {
-    action();
-  } catch (error) {
-    return error instanceof TypeError;
-  }
-  return false;
-}
-
-function isDeepFrozen(value: unknown): boolean {
-  if (value === null || typeof value !== "object") return true;
-  return Object.isFrozen(value) && Object.values(value).every(isDeepFrozen);
-}

@@ -4,35 +4,15 @@ import {
   defineAgent,
   defineTool,
   type JsonValue,
-  type Message,
-  type RunEvent,
   type ToolContext,
   type ToolOutput,
   type ToolReceipt,
   type ToolResult,
-  type ToolResultMessage,
 } from "@castellan/harness";
 import { scriptedModel } from "@castellan/models/testing";
 import { describe, expect, it } from "vitest";
-import { createNodeRunner, type PermissionPreset, type Run } from "../src/index.js";
-
-async function drain(run: Run): Promise<{ events: RunEvent[]; error: unknown }> {
-  const events: RunEvent[] = [];
-  for await (const event of run) events.push(event);
-  const error = await run.result.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  return { events, error };
-}
-
-function toolMessages(messages: readonly Message[] | undefined): ToolResultMessage[] {
-  return (messages ?? []).filter((message): message is ToolResultMessage => message.role === "tool");
-}
-
-function resultText(result: { content: readonly ContentBlock[] } | undefined): string {
-  return (result?.content ?? []).map((block) => (block.type === "text" ? block.text : "")).join("");
-}
+import { createNodeRunner, type PermissionPreset } from "../src/index.js";
+import { drain, type Latch, latch, macrotasks, textOf, toolMessages } from "./support/index.ts";
 
 /** Opens one Session of `agent` on a fresh Runner, runs `input` to its end, and closes. */
 async function runOnce(agent: Agent, input: string, permissions: PermissionPreset = "full-access") {
@@ -47,25 +27,12 @@ async function runOnce(agent: Agent, input: string, permissions: PermissionPrese
   }
 }
 
-interface Deferred {
-  readonly promise: Promise<void>;
-  resolve(): void;
-}
-
-function deferred(): Deferred {
-  let resolve!: () => void;
-  const promise = new Promise<void>((done) => {
-    resolve = done;
-  });
-  return { promise, resolve };
-}
-
 /**
  * Waits for `started`. If the tools ran one at a time this would never resolve; instead of
  * hanging until the test timeout, the wait gives up (failing the tool, and so the assertion)
  * after a generous bound. Passing never depends on this timer.
  */
-async function awaitOther(started: Deferred, who: string): Promise<void> {
+async function awaitOther(started: Latch, who: string): Promise<void> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const stuck = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`${who} waited for the other tool, which never started`)), 10_000);
@@ -77,17 +44,12 @@ async function awaitOther(started: Deferred, who: string): Promise<void> {
   }
 }
 
-/** Yields `count` macrotasks, so another tool running concurrently would get to run meanwhile. */
-async function yieldTurns(count: number): Promise<void> {
-  for (let index = 0; index < count; index++) await new Promise<void>((resolve) => setImmediate(resolve));
-}
-
 const objectSchema = { type: "object", properties: { n: { type: "integer" } } } as const;
 
 describe("scheduling a batch of tool calls", () => {
   it("runs read-only calls of one batch in parallel", async () => {
-    const startedA = deferred();
-    const startedB = deferred();
+    const startedA = latch();
+    const startedB = latch();
     const waitsFor = { a: startedB, b: startedA };
     const started = { a: startedA, b: startedB };
     const make = (name: "a" | "b") =>
@@ -114,7 +76,7 @@ describe("scheduling a batch of tool calls", () => {
     const { error } = await runOnce(agent, "go", "read-only");
     expect(error).toBeUndefined();
     const results = toolMessages(model.requests[1]?.messages);
-    expect(results.map((result) => [result.toolName, result.isError, resultText(result)])).toEqual([
+    expect(results.map((result) => [result.toolName, result.isError, textOf(result)])).toEqual([
       ["a", false, "a saw the other start"],
       ["b", false, "b saw the other start"],
     ]);
@@ -129,7 +91,7 @@ describe("scheduling a batch of tool calls", () => {
       execute: async ({ n }: { n: number }) => {
         log.push(`start ${n}`);
         // The first call takes longest: were the calls concurrent, later ones would end first.
-        await yieldTurns(4 - n);
+        await macrotasks(4 - n);
         log.push(`end ${n}`);
         return `wrote ${n}`;
       },
@@ -159,8 +121,8 @@ describe("scheduling a batch of tool calls", () => {
 
   it("keeps order semantics in a mixed batch [ro, ro, write, ro]", async () => {
     const log: string[] = [];
-    const startedR1 = deferred();
-    const startedR2 = deferred();
+    const startedR1 = latch();
+    const startedR2 = latch();
     const r1 = defineTool({
       name: "r1",
       description: "read 1",
@@ -169,7 +131,7 @@ describe("scheduling a batch of tool calls", () => {
         log.push("start r1");
         startedR1.resolve();
         await awaitOther(startedR2, "r1");
-        await yieldTurns(2);
+        await macrotasks(2);
         log.push("end r1");
         return "r1";
       },
@@ -191,7 +153,7 @@ describe("scheduling a batch of tool calls", () => {
       description: "write",
       execute: async () => {
         log.push("start w");
-        await yieldTurns(3);
+        await macrotasks(3);
         log.push("end w");
         return "w";
       },
@@ -202,7 +164,7 @@ describe("scheduling a batch of tool calls", () => {
       readOnly: true,
       execute: async () => {
         log.push("start r3");
-        await yieldTurns(1);
+        await macrotasks(1);
         log.push("end r3");
         return "r3";
       },
@@ -236,16 +198,11 @@ describe("scheduling a batch of tool calls", () => {
     expect(log).toHaveLength(8);
     // Results in call order, regardless of completion order (r2 ended before r1).
     expect(at("end r2")).toBeLessThan(at("end r1"));
-    expect(toolMessages(model.requests[1]?.messages).map((result) => resultText(result))).toEqual([
-      "r1",
-      "r2",
-      "w",
-      "r3",
-    ]);
+    expect(toolMessages(model.requests[1]?.messages).map((result) => textOf(result))).toEqual(["r1", "r2", "w", "r3"]);
   });
 
   it("delivers results to the model and tool-end events in call order", async () => {
-    const release = deferred();
+    const release = latch();
     const slow = defineTool({
       name: "slow",
       description: "finishes last",
@@ -315,7 +272,7 @@ describe("tool failures and unavailable tools", () => {
     expect((await run.result).turns).toBe(2);
     const result = toolMessages(model.requests[1]?.messages)[0];
     expect(result?.isError).toBe(true);
-    expect(resultText(result)).toContain("disk full");
+    expect(textOf(result)).toContain("disk full");
     expect(events.find((event) => event.kind === "tool-end")).toMatchObject({
       toolName: "boom",
       result: { isError: true },
@@ -334,7 +291,7 @@ describe("tool failures and unavailable tools", () => {
     expect(error).toBeUndefined();
     const result = toolMessages(model.requests[1]?.messages)[0];
     expect(result?.isError).toBe(true);
-    expect(resultText(result)).toContain("just a string");
+    expect(textOf(result)).toContain("just a string");
   });
 
   it("hides a tool with enabled: false: absent from requests, and a call to it is not executed", async () => {
@@ -359,7 +316,7 @@ describe("tool failures and unavailable tools", () => {
     expect(events.some((event) => event.kind === "tool-permission" || event.kind === "tool-start")).toBe(false);
     const result = toolMessages(model.requests[1]?.messages)[0];
     expect(result?.isError).toBe(true);
-    expect(resultText(result)).toContain('"hidden" is not available');
+    expect(textOf(result)).toContain('"hidden" is not available');
   });
 
   it("evaluates an enabled function each turn: a stale call to a now-hidden tool is not executed", async () => {
@@ -391,7 +348,7 @@ describe("tool failures and unavailable tools", () => {
     expect(seenTurns).toEqual(expect.arrayContaining([1, 2, 3]));
     const second = toolMessages(model.requests[2]?.messages);
     expect(second.map((result) => result.isError)).toEqual([false, true]);
-    expect(resultText(second[1])).toContain("not available");
+    expect(textOf(second[1])).toContain("not available");
   });
 
   it("answers an unknown tool name with an error result and carries on", async () => {
@@ -403,8 +360,8 @@ describe("tool failures and unavailable tools", () => {
     expect(events.some((event) => event.kind === "tool-permission")).toBe(false);
     const result = toolMessages(model.requests[1]?.messages)[0];
     expect(result).toMatchObject({ toolCallId: "call_1", toolName: "does_not_exist", isError: true });
-    expect(resultText(result)).toContain("does_not_exist");
-    expect(resultText(result)).toContain("echo");
+    expect(textOf(result)).toContain("does_not_exist");
+    expect(textOf(result)).toContain("echo");
   });
 });
 
@@ -569,7 +526,7 @@ describe("the tool context", () => {
         turn: 1,
         result: { isError: true },
       });
-      expect(resultText(invalid?.result)).toContain("Invalid input");
+      expect(textOf(invalid?.result)).toContain("Invalid input");
       expect(later).toMatchObject({ name: "echo", input: { text: "two" }, ok: true, runId: second.id, turn: 1 });
       // Receipts are frozen Session facts; what a tool got is a snapshot it cannot alter.
       expect(Object.isFrozen(valid)).toBe(true);
@@ -634,6 +591,6 @@ describe("the tool context", () => {
     expect(error).toBeUndefined();
     expect(receipts).toHaveLength(1);
     expect(receipts[0]).toMatchObject({ name: "write", ok: false, turn: 1, result: { isError: true } });
-    expect(resultText(receipts[0]?.result)).toContain("Permission denied");
+    expect(textOf(receipts[0]?.result)).toContain("Permission denied");
   });
 });

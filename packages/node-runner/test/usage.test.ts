@@ -1,33 +1,17 @@
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { type Agent, defineAgent, defineTool, type RunEvent, type Usage } from "@castellan/harness";
+import { type Agent, defineAgent, defineTool, type Usage } from "@castellan/harness";
 import { type ScriptedStepSource, scriptedModel } from "@castellan/models/testing";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   createFileSessionStore,
   createMemorySessionStore,
-  createNodeRunner,
   type HarnessContextBudget,
-  type NodeRunnerPlugin,
   type Session,
   type SessionStore,
   type UsageBudget,
 } from "../src/index.js";
-import type { SessionRecord } from "../src/store/records.js";
+import { collect, fileRecords, openOnOwnRunner, storePlugin, tempDirPerTest } from "./support/index.ts";
 
-let directory: string;
-beforeEach(async () => {
-  directory = await mkdtemp(join(tmpdir(), "castellan-usage-"));
-});
-afterEach(async () => {
-  await rm(directory, { recursive: true, force: true });
-});
-
-const storePlugin = (store: SessionStore): NodeRunnerPlugin => ({
-  name: "test.store",
-  apply: (host) => host.registerSessionStore(store),
-});
+const temp = tempDirPerTest("castellan-usage-");
 
 function counterAgent(model: Agent["model"]): Agent {
   const step = defineTool({
@@ -42,41 +26,26 @@ function counterAgent(model: Agent["model"]): Agent {
   return defineAgent("test.usage", { model, state: { steps: 0 }, tools: [step] });
 }
 
-async function open(options: {
+function open(options: {
   readonly agent: Agent;
   readonly store?: SessionStore;
   readonly budget?: UsageBudget;
   readonly contextBudget?: Partial<HarnessContextBudget>;
-}): Promise<{ session: Session; close: () => Promise<void> }> {
-  const runner = await createNodeRunner({
-    agent: options.agent,
-    plugins: [storePlugin(options.store ?? createMemorySessionStore())],
-    permissions: "full-access",
-    ...(options.budget ? { budget: options.budget } : {}),
-    ...(options.contextBudget ? { contextBudget: options.contextBudget } : {}),
-  });
-  try {
-    const session = await runner.createSession({ id: "usage" });
-    return { session, close: () => runner.close() };
-  } catch (error) {
-    await runner.close();
-    throw error;
-  }
+}) {
+  return openOnOwnRunner(
+    {
+      agent: options.agent,
+      plugins: [storePlugin(options.store ?? createMemorySessionStore())],
+      permissions: "full-access",
+      ...(options.budget ? { budget: options.budget } : {}),
+      ...(options.contextBudget ? { contextBudget: options.contextBudget } : {}),
+    },
+    { id: "usage" },
+  );
 }
 
-async function collect(run: AsyncIterable<RunEvent>): Promise<RunEvent[]> {
-  const events: RunEvent[] = [];
-  for await (const event of run) events.push(event);
-  return events;
-}
-
-async function records(): Promise<SessionRecord[]> {
-  const text = await readFile(join(directory, "usage.jsonl"), "utf8");
-  return text
-    .trim()
-    .split("\n")
-    .map((line) => JSON.parse(line).record as SessionRecord);
-}
+/** The records of the usage Session's file-store log. */
+const records = () => fileRecords(temp.path, "usage");
 
 const used = (inputTokens: number, outputTokens: number, extra: Partial<Usage> = {}): Usage => ({
   inputTokens,
@@ -228,7 +197,7 @@ describe("the usage ledger", () => {
   });
 
   it("survives reopening a file-store Session", async () => {
-    const store = createFileSessionStore({ directory });
+    const store = createFileSessionStore({ directory: temp.path });
     const model = scriptedModel([call(1, used(100, 10, { costUsd: 0.5 })), { text: "done", usage: used(50, 5) }]);
     const first = await open({ agent: counterAgent(model), store });
     let before: ReturnType<Session["usage"]>;
@@ -251,7 +220,7 @@ describe("the usage ledger", () => {
 
 describe("a usage budget", () => {
   it("stops a Run before the next model call, after the batch settled, and leaves the Session usable", async () => {
-    const store = createFileSessionStore({ directory });
+    const store = createFileSessionStore({ directory: temp.path });
     const model = scriptedModel([
       call(1, used(100, 10)),
       call(2, used(100, 10)),

@@ -3,6 +3,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { mulberry32 } from "../../test/support/random.ts";
 import { SessionLogError } from "../errors.js";
 import { createFileSessionStore } from "./file-store.js";
 import type { SessionRecord } from "./records.js";
@@ -21,17 +22,6 @@ import type { SessionStore } from "./types.js";
 const seed = Number(process.env.STORE_FUZZ_SEED ?? 0x5eed_c0de) >>> 0;
 const seedLabel = `0x${seed.toString(16).padStart(8, "0")}`;
 const sessionId = "fuzz-session";
-
-function mulberry32(state: number): () => number {
-  let a = state >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // ---------------------------------------------------------------------------------------
 // The original history: a session-open and five Runs with tool calls, ~40 records, with
