@@ -2,8 +2,8 @@
 // listed, and the answer streams to the terminal. Run it twice and the second process
 // continues the Session the first one saved.
 //
-//   ANTHROPIC_API_KEY=… ANTHROPIC_MODEL=claude-sonnet-4-5 node anthropic.ts "Remember our project is Cedar."
-//   ANTHROPIC_API_KEY=… ANTHROPIC_MODEL=claude-sonnet-4-5 node anthropic.ts "What is our project called?"
+//   ANTHROPIC_API_KEY=… ANTHROPIC_MODEL=claude-sonnet-4-6 node anthropic.ts "Remember our project is Cedar."
+//   ANTHROPIC_API_KEY=… ANTHROPIC_MODEL=claude-sonnet-4-6 node anthropic.ts "What is our project called?"
 //
 // ANTHROPIC_BASE_URL points at another endpoint (a proxy, a test server). SESSION_DIRECTORY
 // chooses where Sessions are saved (default ./.castellan-sessions) and SESSION_ID which one to

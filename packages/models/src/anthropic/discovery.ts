@@ -18,7 +18,7 @@ export interface AnthropicDiscoveryOptions {
 
 /** One model of the catalog. */
 export interface AnthropicModelInfo {
-  /** The id to pass as `model`, e.g. `claude-sonnet-4-5-20250929`. */
+  /** The id to pass as `model`, e.g. `claude-sonnet-4-6`. */
   readonly id: string;
   readonly displayName: string;
   /** When the model was released, as the catalog's RFC 3339 timestamp. */

@@ -39,7 +39,7 @@ export type AnthropicThinking = { readonly budgetTokens: number } | "adaptive" |
 export interface AnthropicOptions {
   /** The API key (the SDK sends it as a bearer token). Kept in the binding's closure, never on the binding. */
   readonly apiKey: string;
-  /** The model id, e.g. `claude-sonnet-4-5`. The specifier is `anthropic/<model>`. */
+  /** The model id, e.g. `claude-sonnet-4-6`. The specifier is `anthropic/<model>`. */
   readonly model: string;
   /** `max_tokens` of each request. Default 4,096. */
   readonly maxOutputTokens?: number;
