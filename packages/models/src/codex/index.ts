@@ -1,0 +1,3 @@
+export { codex } from "./codex-model.js";
+export { RESPONSES_PROVIDER } from "./input-items.js";
+export type { CodexOptions, CodexPricing, CodexReasoningOptions } from "./options.js";

@@ -1,0 +1,135 @@
+// Maps Responses stream events to model stream events, one event at a time.
+import type { JsonValue, ModelStreamEvent, StopReason } from "@castellan/harness";
+import { malformed, type Redact, responseError } from "./errors.js";
+import { RESPONSES_PROVIDER } from "./input-items.js";
+import type { CodexPricing } from "./options.js";
+import { toUsage } from "./usage.js";
+
+type Json = Record<string, JsonValue>;
+
+function isObject(value: unknown): value is Json {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/**
+ * The state of one response stream: tool-call arguments as they arrive and how the response
+ * stopped. `map` throws a ModelProviderError when the response fails or the stream breaks its
+ * protocol.
+ */
+export class ResponseStreamMapper {
+  /** True once a terminal event (`response.completed` or `response.incomplete`) was mapped. */
+  finished = false;
+  /** Function-call arguments so far, by item id. */
+  private readonly argumentsById = new Map<string, string>();
+  private calledTools = false;
+  private refused = false;
+
+  constructor(
+    private readonly pricing: CodexPricing | undefined,
+    private readonly redact: Redact,
+    private readonly requestId: string | undefined,
+  ) {}
+
+  map(raw: unknown): ModelStreamEvent[] {
+    if (!isObject(raw) || typeof raw.type !== "string") throw this.broken("an event without a type");
+    const event = raw;
+    switch (event.type) {
+      case "response.output_text.delta":
+        return this.delta("text-delta", event);
+      case "response.refusal.delta":
+        this.refused = true;
+        return this.delta("text-delta", event);
+      case "response.reasoning_summary_text.delta":
+      case "response.reasoning_text.delta":
+        return this.delta("thinking-delta", event);
+      case "response.reasoning_summary_part.added":
+        // Summary parts are paragraphs; keep them apart in the thinking text.
+        return typeof event.summary_index === "number" && event.summary_index > 0
+          ? [{ type: "thinking-delta", text: "\n\n" }]
+          : [];
+      case "response.output_item.added":
+        if (isObject(event.item) && event.item.type === "function_call" && typeof event.item.id === "string") {
+          this.argumentsById.set(event.item.id, typeof event.item.arguments === "string" ? event.item.arguments : "");
+        }
+        return [];
+      case "response.function_call_arguments.delta":
+        if (typeof event.item_id !== "string" || typeof event.delta !== "string") throw this.broken(event.type);
+        this.argumentsById.set(event.item_id, (this.argumentsById.get(event.item_id) ?? "") + event.delta);
+        return [];
+      case "response.function_call_arguments.done":
+        if (typeof event.item_id !== "string" || typeof event.arguments !== "string") throw this.broken(event.type);
+        this.argumentsById.set(event.item_id, event.arguments);
+        return [];
+      case "response.output_item.done":
+        if (!isObject(event.item) || typeof event.item.type !== "string") throw this.broken(event.type);
+        return this.itemDone(event.item);
+      case "response.completed":
+        return this.finish(event, this.calledTools ? "tool-calls" : this.refused ? "refusal" : "end");
+      case "response.incomplete": {
+        const response = isObject(event.response) ? event.response : {};
+        const details = isObject(response.incomplete_details) ? response.incomplete_details : {};
+        const stop: StopReason =
+          details.reason === "max_output_tokens"
+            ? "max-tokens"
+            : details.reason === "content_filter"
+              ? "refusal"
+              : "other";
+        return this.finish(event, stop);
+      }
+      case "response.failed": {
+        const response = isObject(event.response) ? event.response : {};
+        const error = isObject(response.error) ? response.error : {};
+        throw responseError(error.code, error.message, this.redact, this.requestId);
+      }
+      case "error":
+        throw responseError(event.code, event.message, this.redact, this.requestId);
+      default:
+        // Lifecycle and part events (created, in_progress, content_part.*, *.done, web search
+        // progress) carry nothing the complete items do not.
+        return [];
+    }
+  }
+
+  private broken(what: string) {
+    return malformed(`The Responses stream sent a malformed event: ${what}.`, this.requestId);
+  }
+
+  private delta(type: "text-delta" | "thinking-delta", event: Json): ModelStreamEvent[] {
+    if (typeof event.delta !== "string") throw this.broken(String(event.type));
+    return event.delta ? [{ type, text: event.delta }] : [];
+  }
+
+  private itemDone(item: Json): ModelStreamEvent[] {
+    // A message's text arrived as deltas.
+    if (item.type === "message") return [];
+    if (item.type !== "function_call") {
+      // Reasoning (with its encrypted content), web search calls and anything newer: kept
+      // whole, in place, and sent back unchanged.
+      return [{ type: "content", block: { type: "provider", provider: RESPONSES_PROVIDER, data: item } }];
+    }
+    if (typeof item.call_id !== "string" || typeof item.name !== "string")
+      throw this.broken("a function call without call_id or name");
+    const streamed = typeof item.id === "string" ? this.argumentsById.get(item.id) : undefined;
+    const args = typeof item.arguments === "string" ? item.arguments : (streamed ?? "");
+    let input: JsonValue;
+    try {
+      input = args.trim() === "" ? {} : (JSON.parse(args) as JsonValue);
+    } catch {
+      throw malformed(`The arguments of tool call "${item.name}" are not valid JSON.`, this.requestId);
+    }
+    this.calledTools = true;
+    // The item marks the call's place among the output items and keeps its exact arguments.
+    const data: Json = { ...item, arguments: args };
+    return [
+      { type: "content", block: { type: "provider", provider: RESPONSES_PROVIDER, data } },
+      { type: "tool-call", toolCall: { id: item.call_id, name: item.name, input } },
+    ];
+  }
+
+  private finish(event: Json, stopReason: StopReason): ModelStreamEvent[] {
+    this.finished = true;
+    const response = isObject(event.response) ? event.response : {};
+    const usage = toUsage(response.usage, this.pricing);
+    return [...(usage ? [{ type: "usage", usage } as const] : []), { type: "finish", stopReason }];
+  }
+}
