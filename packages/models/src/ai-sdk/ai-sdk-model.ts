@@ -1,0 +1,111 @@
+import type { LanguageModelV3, LanguageModelV4, SharedV4ProviderOptions } from "@ai-sdk/provider";
+import { DeclarationError, type ModelBinding } from "@castellan/harness";
+import { type CallSettings, streamCall } from "./call.js";
+import type { AiSdkProviderToolMapping } from "./hosted-tools.js";
+import type { AiSdkPricing } from "./usage.js";
+import { fromV3 } from "./v3-bridge.js";
+
+/** Options of `aiSdk`. */
+export interface AiSdkOptions {
+  /** The binding's name. Default `<model.provider>/<model.modelId>`, e.g. `openai.chat/gpt-4o-mini`. */
+  readonly specifier?: string;
+  /** The model's context window in tokens; the AI SDK does not report it. Default 128,000; a positive integer. */
+  readonly contextWindow?: number;
+  /** Prices per million tokens, to report `costUsd`. Default: no cost is reported. */
+  readonly pricing?: AiSdkPricing;
+  /**
+   * Provider options sent with every call, keyed by provider, e.g. `{ openai: { store: false } }`
+   * or `{ anthropic: { thinking: { type: "enabled", budgetTokens: 4000 } } }`. Default none.
+   */
+  readonly providerOptions?: SharedV4ProviderOptions;
+  /** The answer's token limit. Default: the provider's. A positive integer. */
+  readonly maxOutputTokens?: number;
+  /**
+   * Retries of a retryable failure before anything was streamed (rate limits, overload, 5xx,
+   * dropped connections), honouring the provider's `retry-after` up to 60 s. Default 2; 0-10.
+   */
+  readonly maxRetries?: number;
+  /**
+   * Hosted tool kinds this binding serves, mapped to the provider's tools, e.g.
+   * `{ "web-search": { id: "anthropic.web_search_20250305", args: { maxUses: 3 } } }`.
+   * Built in: `web-search` on OpenAI Responses models (`openai.web_search`).
+   */
+  readonly providerTools?: Readonly<Record<string, AiSdkProviderToolMapping>>;
+}
+
+const DEFAULT_CONTEXT_WINDOW = 128_000;
+const DEFAULT_MAX_RETRIES = 2;
+
+/**
+ * Wraps a Vercel AI SDK language model (the `LanguageModelV4` interface of `@ai-sdk/provider` 4,
+ * which every AI SDK provider package implements, or the previous `LanguageModelV3`) as a
+ * Castellan model binding:
+ *
+ * ```ts
+ * import { createAnthropic } from "@ai-sdk/anthropic";
+ * const model = aiSdk(createAnthropic({ apiKey })("claude-sonnet-4-5"), { contextWindow: 200_000 });
+ * ```
+ *
+ * Creating it connects to nothing. The provider's credential stays inside the language model
+ * the caller made; the binding keeps that model in a closure and exposes only `specifier`,
+ * `contextWindow` and `stream`. Calls go through `doStream` only.
+ */
+export function aiSdk(languageModel: LanguageModelV4 | LanguageModelV3, options: AiSdkOptions = {}): ModelBinding {
+  const model = checkModel(languageModel);
+  const contextWindow = options.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
+  if (!Number.isInteger(contextWindow) || contextWindow <= 0) {
+    throw new DeclarationError(`aiSdk: contextWindow must be a positive integer; got ${String(contextWindow)}.`);
+  }
+  const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
+  if (!Number.isInteger(maxRetries) || maxRetries < 0 || maxRetries > 10) {
+    throw new DeclarationError(`aiSdk: maxRetries must be an integer from 0 to 10; got ${String(maxRetries)}.`);
+  }
+  const { maxOutputTokens } = options;
+  if (maxOutputTokens !== undefined && (!Number.isInteger(maxOutputTokens) || maxOutputTokens <= 0)) {
+    throw new DeclarationError(`aiSdk: maxOutputTokens must be a positive integer; got ${String(maxOutputTokens)}.`);
+  }
+  checkPricing(options.pricing);
+  const specifier = options.specifier ?? `${model.provider}/${model.modelId}`;
+  if (typeof specifier !== "string" || specifier.length === 0) {
+    throw new DeclarationError("aiSdk: specifier must be a non-empty string.");
+  }
+  const settings: CallSettings = Object.freeze({
+    specifier,
+    pricing: options.pricing === undefined ? undefined : Object.freeze({ ...options.pricing }),
+    providerOptions: options.providerOptions === undefined ? undefined : structuredClone(options.providerOptions),
+    providerTools: options.providerTools === undefined ? undefined : structuredClone(options.providerTools),
+    maxOutputTokens,
+    maxRetries,
+  });
+  return Object.freeze({
+    specifier,
+    contextWindow,
+    stream: (request, { signal }) => streamCall(model, request, signal, settings),
+  } satisfies ModelBinding);
+}
+
+function checkModel(model: LanguageModelV4 | LanguageModelV3): LanguageModelV4 {
+  const candidate = model as Partial<LanguageModelV4 | LanguageModelV3> | null | undefined;
+  if (candidate === null || typeof candidate !== "object" || typeof candidate.doStream !== "function") {
+    throw new DeclarationError("aiSdk: expected an AI SDK language model (an object with doStream).");
+  }
+  if (model.specificationVersion === "v4") return model;
+  if (model.specificationVersion === "v3") return fromV3(model);
+  throw new DeclarationError(
+    `aiSdk: the language model implements specification ${JSON.stringify(candidate.specificationVersion)}; this adapter speaks "v4" and "v3" (@ai-sdk/provider 4 and 3). Use a newer provider package.`,
+  );
+}
+
+function checkPricing(pricing: AiSdkPricing | undefined): void {
+  if (pricing === undefined) return;
+  for (const [key, value] of Object.entries(pricing)) {
+    if (value !== undefined && (typeof value !== "number" || !Number.isFinite(value) || value < 0)) {
+      throw new DeclarationError(
+        `aiSdk: pricing.${key} must be a non-negative number of US dollars per million tokens.`,
+      );
+    }
+  }
+  if (pricing.inputPerMillion === undefined || pricing.outputPerMillion === undefined) {
+    throw new DeclarationError("aiSdk: pricing needs inputPerMillion and outputPerMillion.");
+  }
+}
