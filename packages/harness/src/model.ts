@@ -29,11 +29,19 @@ export interface ModelRequest {
   readonly hostedTools: readonly HostedToolSpec[];
 }
 
-/** Token counts (and cost, where the binding knows its prices) of one model call. */
+/**
+ * Token counts (and cost, where the binding knows its prices) of one model call. Every
+ * adapter counts the same way, so budgets compare across providers: `inputTokens` is the
+ * whole prompt, cached parts included; the cache fields say how much of it was read from or
+ * written to a cache.
+ */
 export interface Usage {
+  /** Every input token, including those read from or written to a cache. */
   readonly inputTokens: number;
   readonly outputTokens: number;
+  /** The part of `inputTokens` read from a prompt cache. */
   readonly cacheReadTokens?: number;
+  /** The part of `inputTokens` written to a prompt cache. */
   readonly cacheWriteTokens?: number;
   /** In US dollars. */
   readonly costUsd?: number;

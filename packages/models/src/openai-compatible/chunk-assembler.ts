@@ -147,10 +147,9 @@ export class ChunkAssembler {
     const details = isObject(usage.prompt_tokens_details) ? usage.prompt_tokens_details : {};
     const cacheRead = count(details.cached_tokens);
     const cacheWrite = count(details.cache_write_tokens);
-    // prompt_tokens counts cached tokens too; report them apart so input + cache = prompt.
-    const inputTokens = Math.max(0, count(usage.prompt_tokens) - cacheRead - cacheWrite);
+    // prompt_tokens counts cached tokens too, which is what Usage.inputTokens means.
     const base: Usage = {
-      inputTokens,
+      inputTokens: count(usage.prompt_tokens),
       outputTokens: count(usage.completion_tokens),
       ...(cacheRead > 0 ? { cacheReadTokens: cacheRead } : {}),
       ...(cacheWrite > 0 ? { cacheWriteTokens: cacheWrite } : {}),

@@ -12,10 +12,11 @@ export interface ModelPricing {
   readonly cacheWritePerMillion?: number;
 }
 
-/** The cost of one call's tokens in US dollars. */
+/** The cost of one call's tokens in US dollars. `inputTokens` includes the cached parts, priced apart. */
 export function costOf(usage: Usage, pricing: ModelPricing): number {
+  const cached = (usage.cacheReadTokens ?? 0) + (usage.cacheWriteTokens ?? 0);
   const dollarsTimesMillion =
-    usage.inputTokens * pricing.inputPerMillion +
+    Math.max(0, usage.inputTokens - cached) * pricing.inputPerMillion +
     usage.outputTokens * pricing.outputPerMillion +
     (usage.cacheReadTokens ?? 0) * (pricing.cacheReadPerMillion ?? pricing.inputPerMillion) +
     (usage.cacheWriteTokens ?? 0) * (pricing.cacheWritePerMillion ?? pricing.inputPerMillion);

@@ -113,7 +113,7 @@ describe("openaiCompatible streams", () => {
     expect(events.at(-1)).toEqual({ type: "finish", stopReason });
   });
 
-  it("reports cached tokens apart and the cost from pricing", async () => {
+  it("counts cached tokens within the input and prices them apart", async () => {
     const events = await answer(
       [{ data: chunk({ content: "x" }, "stop") }, { data: usageChunk(1_000, 200, 400) }, done],
       {
@@ -124,7 +124,7 @@ describe("openaiCompatible streams", () => {
     expect(usage).toEqual({
       type: "usage",
       usage: {
-        inputTokens: 600,
+        inputTokens: 1_000,
         outputTokens: 200,
         cacheReadTokens: 400,
         costUsd: (600 * 2 + 200 * 8 + 400 * 0.5) / 1e6,

@@ -106,7 +106,7 @@ describe("openrouter", () => {
     expect(events.find((event) => event.type === "usage")).toEqual({
       type: "usage",
       usage: {
-        inputTokens: 800,
+        inputTokens: 1_000,
         outputTokens: 100,
         cacheReadTokens: 200,
         costUsd: (800 * 3 + 100 * 15 + 200 * 0.3) / 1e6,

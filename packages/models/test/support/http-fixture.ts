@@ -106,6 +106,8 @@ export async function sendSse(
     readonly headers?: Record<string, string>;
   } = {},
 ): Promise<void> {
+  // Listen before writing: a client that leaves mid-stream must still end a held stream.
+  const closed = new Promise<void>((resolve) => response.on("close", () => resolve()));
   response.writeHead(200, {
     "content-type": "text/event-stream",
     "cache-control": "no-cache",
@@ -129,7 +131,7 @@ export async function sendSse(
     return;
   }
   if (options.hold) {
-    await new Promise<void>((resolve) => response.on("close", () => resolve()));
+    await closed;
     return;
   }
   response.end();
