@@ -7,12 +7,15 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPackedConsumer, exec, type PackedConsumer } from "../../test-support/pack.ts";
 
-const example = fileURLToPath(new URL("../chat.ts", import.meta.url));
+// Every entry is typechecked as a consumer would compile it; chat.ts is also run below.
+const entries = ["chat.ts", "compatible.ts", "openrouter.ts", "anthropic.ts"].map((name) =>
+  fileURLToPath(new URL(`../${name}`, import.meta.url)),
+);
 let packed: PackedConsumer;
 let consumer: string;
 
 beforeAll(async () => {
-  packed = await createPackedConsumer([example]);
+  packed = await createPackedConsumer(entries);
   consumer = packed.directory;
 }, 300_000);
 
@@ -33,16 +36,34 @@ describe("the packed session example", () => {
   });
 
   it("exposes every published subpath", async () => {
-    const script = [
-      "const h = await import('@castellan/harness');",
-      "const ht = await import('@castellan/harness/testing');",
-      "const mt = await import('@castellan/models/testing');",
-      "const mo = await import('@castellan/models/offline');",
-      "const r = await import('@castellan/node-runner');",
-      "console.log([typeof h.defineAgent, typeof ht.projectAgent, typeof mt.scriptedModel, typeof mo.offline, typeof r.openSession, typeof r.createFileSessionStore, typeof r.terminalApproval].join(','));",
-    ].join("\n");
+    // Every subpath each packed manifest declares is imported from the installed tarball.
+    const script = `
+      import { readFile } from "node:fs/promises";
+      const found = {};
+      for (const name of ["harness", "models", "node-runner"]) {
+        const manifest = JSON.parse(await readFile("node_modules/@castellan/" + name + "/package.json", "utf8"));
+        for (const subpath of Object.keys(manifest.exports)) {
+          const specifier = "@castellan/" + name + subpath.slice(1);
+          const module = await import(specifier);
+          found[specifier] = Object.values(module).filter((value) => typeof value === "function").length;
+        }
+      }
+      console.log(JSON.stringify(found));`;
     const { stdout } = await exec(process.execPath, ["--input-type=module", "-e", script], { cwd: consumer });
-    expect(stdout.trim()).toBe(Array(7).fill("function").join(","));
+    const found = JSON.parse(stdout.trim()) as Record<string, number>;
+    expect(Object.keys(found).sort()).toEqual([
+      "@castellan/harness",
+      "@castellan/harness/testing",
+      "@castellan/models/ai-sdk",
+      "@castellan/models/anthropic",
+      "@castellan/models/codex",
+      "@castellan/models/offline",
+      "@castellan/models/openai-compatible",
+      "@castellan/models/openrouter",
+      "@castellan/models/testing",
+      "@castellan/node-runner",
+    ]);
+    for (const [specifier, functions] of Object.entries(found)) expect(functions, specifier).toBeGreaterThan(0);
   });
 
   it("typechecks against the packed type declarations", async () => {
