@@ -1,5 +1,6 @@
 import type { LanguageModelV3, LanguageModelV4, SharedV4ProviderOptions } from "@ai-sdk/provider";
 import { DeclarationError, type ModelBinding } from "@castellan/harness";
+import { DEFAULT_MAX_RETRIES, MAX_RETRIES_LIMIT } from "../shared/retry.js";
 import { type CallSettings, streamCall } from "./call.js";
 import type { AiSdkProviderToolMapping } from "./hosted-tools.js";
 import type { AiSdkPricing } from "./usage.js";
@@ -34,7 +35,6 @@ export interface AiSdkOptions {
 }
 
 const DEFAULT_CONTEXT_WINDOW = 128_000;
-const DEFAULT_MAX_RETRIES = 2;
 
 /**
  * Wraps a Vercel AI SDK language model (the `LanguageModelV4` interface of `@ai-sdk/provider` 4,
@@ -57,8 +57,10 @@ export function aiSdk(languageModel: LanguageModelV4 | LanguageModelV3, options:
     throw new DeclarationError(`aiSdk: contextWindow must be a positive integer; got ${String(contextWindow)}.`);
   }
   const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
-  if (!Number.isInteger(maxRetries) || maxRetries < 0 || maxRetries > 10) {
-    throw new DeclarationError(`aiSdk: maxRetries must be an integer from 0 to 10; got ${String(maxRetries)}.`);
+  if (!Number.isInteger(maxRetries) || maxRetries < 0 || maxRetries > MAX_RETRIES_LIMIT) {
+    throw new DeclarationError(
+      `aiSdk: maxRetries must be an integer from 0 to ${MAX_RETRIES_LIMIT}; got ${String(maxRetries)}.`,
+    );
   }
   const { maxOutputTokens } = options;
   if (maxOutputTokens !== undefined && (!Number.isInteger(maxOutputTokens) || maxOutputTokens <= 0)) {

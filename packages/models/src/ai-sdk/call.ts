@@ -10,6 +10,8 @@ import type {
   SharedV4ProviderOptions,
 } from "@ai-sdk/provider";
 import { ModelProviderError, type ModelRequest, type ModelStreamEvent } from "@castellan/harness";
+import { abortError, untilAborted } from "../shared/abort.js";
+import { retryBeforeFirstEvent } from "../shared/retry-stream.js";
 import { classifyFailure, ERROR_PROVIDER } from "./errors.js";
 import { type AiSdkProviderToolMapping, toProviderTools } from "./hosted-tools.js";
 import { toFunctionTools, toPrompt } from "./request.js";
@@ -26,17 +28,6 @@ export interface CallSettings {
   readonly maxRetries: number;
 }
 
-/** The longest `retry-after` a retry waits for; a longer one is reported instead. */
-const MAX_RETRY_AFTER_MS = 60_000;
-/** The first backoff when the provider gave no `retry-after`; doubled on each retry. */
-const FIRST_BACKOFF_MS = 1_000;
-
-/** A failed attempt: its error, and whether anything of it reached the caller. */
-interface Failure {
-  readonly error: ModelProviderError;
-  readonly emitted: boolean;
-}
-
 /** Streams one call. Never throws: every failure ends the stream with an `error` event. */
 export async function* streamCall(
   model: LanguageModelV4,
@@ -45,7 +36,7 @@ export async function* streamCall(
   settings: CallSettings,
 ): AsyncGenerator<ModelStreamEvent> {
   if (signal.aborted) {
-    yield aborted(signal);
+    yield { type: "error", error: abortError(signal) };
     return;
   }
   let prepared: { readonly options: LanguageModelV4CallOptions; readonly providerTools: LanguageModelV4ProviderTool[] };
@@ -65,19 +56,10 @@ export async function* streamCall(
     yield { type: "error", error: classifyFailure(error, "request", settings.specifier) };
     return;
   }
-  for (let attempt = 0; ; attempt++) {
-    const failure = yield* attemptCall(model, prepared.options, prepared.providerTools, signal, settings);
-    if (failure === undefined) return;
-    const delay = failure.emitted ? undefined : retryDelay(failure.error, attempt, settings.maxRetries);
-    if (delay === undefined) {
-      yield { type: "error", error: failure.error };
-      return;
-    }
-    if (!(await sleep(delay, signal))) {
-      yield aborted(signal);
-      return;
-    }
-  }
+  yield* retryBeforeFirstEvent(() => attemptCall(model, prepared.options, prepared.providerTools, signal, settings), {
+    maxRetries: settings.maxRetries,
+    signal,
+  });
 }
 
 function callOptions(
@@ -95,40 +77,37 @@ function callOptions(
   };
 }
 
-/**
- * One attempt: yields its events and returns undefined when it finished (or was aborted, with
- * its error event yielded), or returns the failure for the caller to retry or report.
- */
+/** One attempt: its events, ending with `finish` or with one `error` (the abort's when aborted). */
 async function* attemptCall(
   model: LanguageModelV4,
   options: LanguageModelV4CallOptions,
   providerTools: readonly LanguageModelV4ProviderTool[],
   signal: AbortSignal,
   settings: CallSettings,
-): AsyncGenerator<ModelStreamEvent, Failure | undefined> {
+): AsyncGenerator<ModelStreamEvent> {
   const { specifier } = settings;
   // The SDK gets its own signal so the attempt can be torn down however it ends.
   const controller = new AbortController();
   const forward = () => controller.abort(signal.reason);
   signal.addEventListener("abort", forward, { once: true });
   let reader: ReadableStreamDefaultReader<LanguageModelV4StreamPart> | undefined;
-  let emitted = false;
   try {
     let result: LanguageModelV4StreamResult;
     try {
       const started = Promise.resolve().then(() => model.doStream({ ...options, abortSignal: controller.signal }));
       result = await untilAborted(started, signal);
     } catch (error) {
-      if (signal.aborted) {
-        yield aborted(signal);
-        return undefined;
-      }
-      return { error: classifyFailure(error, "request", specifier), emitted };
+      yield {
+        type: "error",
+        error: signal.aborted ? abortError(signal) : classifyFailure(error, "request", specifier),
+      };
+      return;
     }
     try {
       reader = result.stream.getReader();
     } catch {
-      return { error: malformed(`${specifier} answered doStream without a readable stream.`), emitted };
+      yield { type: "error", error: malformed(`${specifier} answered doStream without a readable stream.`) };
+      return;
     }
     const mapper = new StreamMapper({ specifier, pricing: settings.pricing, providerTools });
     while (true) {
@@ -136,24 +115,24 @@ async function* attemptCall(
       try {
         next = await untilAborted(reader.read(), signal);
       } catch (error) {
-        if (signal.aborted) {
-          yield aborted(signal);
-          return undefined;
-        }
-        return { error: classifyFailure(error, "read", specifier), emitted };
+        yield { type: "error", error: signal.aborted ? abortError(signal) : classifyFailure(error, "read", specifier) };
+        return;
       }
       let events: ModelStreamEvent[];
       try {
         events = next.done ? mapper.end() : mapper.map(next.value);
       } catch {
         // A part that does not have the spec's shape.
-        return { error: malformed(`${specifier} sent a stream part that breaks the AI SDK spec.`), emitted };
+        yield { type: "error", error: malformed(`${specifier} sent a stream part that breaks the AI SDK spec.`) };
+        return;
       }
       for (const event of events) {
-        if (event.type === "error") return { error: classifyFailure(event.error, "stream", specifier), emitted };
+        if (event.type === "error") {
+          yield { type: "error", error: classifyFailure(event.error, "stream", specifier) };
+          return;
+        }
         yield event;
-        emitted = true;
-        if (event.type === "finish") return undefined;
+        if (event.type === "finish") return;
       }
     }
   } finally {
@@ -164,57 +143,6 @@ async function* attemptCall(
   }
 }
 
-/** How long to wait before retrying, or undefined when the failure is reported instead. */
-function retryDelay(error: ModelProviderError, attempt: number, maxRetries: number): number | undefined {
-  if (!error.retryable || attempt >= maxRetries) return undefined;
-  if (error.retryAfterMs !== undefined)
-    return error.retryAfterMs <= MAX_RETRY_AFTER_MS ? error.retryAfterMs : undefined;
-  return FIRST_BACKOFF_MS * 2 ** attempt;
-}
-
-/** Waits `ms`; false when the signal aborted first. Leaves no timer or listener behind. */
-function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
-  if (signal.aborted) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve(true);
-    }, ms);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-}
-
-/** The promise, or a rejection as soon as the signal aborts (so a model that ignores its signal cannot hold the call). */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    if (signal.aborted) onAbort();
-    else signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
-}
-
 function malformed(message: string): ModelProviderError {
   return new ModelProviderError("model_stream_malformed", message, { provider: ERROR_PROVIDER });
-}
-
-function aborted(signal: AbortSignal): ModelStreamEvent {
-  const reason: unknown = signal.reason;
-  if (reason instanceof Error) return { type: "error", error: reason };
-  const error = new Error("The model call was aborted.");
-  error.name = "AbortError";
-  return { type: "error", error };
 }

@@ -6,6 +6,8 @@
 // URL and the raw response body, any of which may echo a credential the wrapped provider holds
 // (and this adapter never sees, so it cannot redact it).
 import { type ModelErrorCode, ModelProviderError } from "@castellan/harness";
+import { codeFromStatus } from "../shared/http-status.js";
+import { retryAfterMs } from "../shared/retry-after.js";
 
 /** The `provider` of every error this adapter raises. */
 export const ERROR_PROVIDER = "ai-sdk";
@@ -64,7 +66,7 @@ export function classifyFailure(error: unknown, site: FailureSite, specifier: st
   if (error instanceof ModelProviderError) return error;
   const facts = factsOf(error);
   const code = codeOf(facts, site);
-  const retryAfterMs = retryAfterOf(facts.headers);
+  const retryAfter = retryAfterMs(facts.headers);
   const requestId = facts.headers["x-request-id"] ?? facts.headers["request-id"];
   // The SDK's own verdict on retrying is kept, except that a refused credential never is.
   const retryable = code === "model_auth" ? false : (facts.retryable ?? defaultRetryable(code));
@@ -72,7 +74,7 @@ export function classifyFailure(error: unknown, site: FailureSite, specifier: st
     provider: ERROR_PROVIDER,
     ...(facts.status === undefined ? {} : { status: facts.status }),
     retryable,
-    ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    ...(retryAfter === undefined ? {} : { retryAfterMs: retryAfter }),
     ...(requestId === undefined ? {} : { requestId }),
   });
 }
@@ -82,13 +84,11 @@ function codeOf(facts: Facts, site: FailureSite): ModelErrorCode {
   if (byType === "model_context_overflow" || byType === "model_unknown") return byType;
   const { status } = facts;
   if (status !== undefined) {
-    if (status === 401 || status === 403) return "model_auth";
+    // 413: the request is larger than the provider takes; shortening it is the fix.
     if (status === 413) return "model_context_overflow";
-    if (status === 429) return "model_rate_limited";
-    if (status === 503 || status === 529) return "model_overloaded";
-    if (status === 408) return "model_network";
-    if (status >= 500) return "model_server_error";
-    if (status >= 400) return byType === "model_auth" ? byType : "model_bad_request";
+    const byStatus = codeFromStatus(status);
+    // A plain 4xx whose body names a credential problem (e.g. `invalid_api_key`) is one.
+    return byStatus === "model_bad_request" && byType === "model_auth" ? byType : byStatus;
   }
   if (byType !== undefined) return byType;
   const bySdk = facts.name === undefined ? undefined : SDK_ERRORS[facts.name];
@@ -151,21 +151,6 @@ function factsOf(error: unknown): Facts {
             ? record.message
             : undefined,
   };
-}
-
-/** `retry-after-ms` (milliseconds) or `retry-after` (seconds or an HTTP date), when present and sane. */
-export function retryAfterOf(headers: Readonly<Record<string, string>>): number | undefined {
-  const milliseconds = headers["retry-after-ms"];
-  if (milliseconds !== undefined) {
-    const value = Number.parseFloat(milliseconds);
-    if (Number.isFinite(value) && value >= 0) return Math.ceil(value);
-  }
-  const after = headers["retry-after"];
-  if (after === undefined) return undefined;
-  const seconds = Number.parseFloat(after);
-  if (Number.isFinite(seconds) && seconds >= 0) return Math.ceil(seconds * 1000);
-  const date = Date.parse(after);
-  return Number.isFinite(date) ? Math.max(0, date - Date.now()) : undefined;
 }
 
 function headersOf(value: unknown): Record<string, string> {

@@ -1,9 +1,10 @@
 // The authenticated model catalog (GET /v1/models) and a key check built on it.
 import type { Anthropic } from "@anthropic-ai/sdk";
+import { abortError } from "../shared/abort.js";
+import { DEFAULT_MAX_RETRIES } from "../shared/retry.js";
 import { createClient } from "./client.js";
 import { make, toModelError } from "./errors.js";
-import { checkBaseURL, checkMaxRetries, DEFAULT_MAX_RETRIES } from "./options.js";
-import { abortReason } from "./stream.js";
+import { checkBaseURL, checkMaxRetries } from "./options.js";
 
 /** Options of `listModels` and `verifyKey`. */
 export interface AnthropicDiscoveryOptions {
@@ -41,7 +42,7 @@ const MAX_PAGES = 100;
  */
 export async function listModels(options: AnthropicDiscoveryOptions): Promise<AnthropicModelInfo[]> {
   const { client, signal } = discoveryClient(options, "listModels()");
-  if (signal?.aborted) throw abortReason(signal);
+  if (signal?.aborted) throw abortError(signal);
   const models: AnthropicModelInfo[] = [];
   try {
     let page = await client.models.list({ limit: PAGE_SIZE }, signal ? { signal } : undefined);
@@ -54,7 +55,7 @@ export async function listModels(options: AnthropicDiscoveryOptions): Promise<An
       page = await page.getNextPage();
     }
   } catch (error) {
-    if (signal?.aborted) throw abortReason(signal);
+    if (signal?.aborted) throw abortError(signal);
     throw toModelError(error, options.apiKey);
   }
 }
@@ -66,11 +67,11 @@ export async function listModels(options: AnthropicDiscoveryOptions): Promise<An
  */
 export async function verifyKey(options: AnthropicDiscoveryOptions): Promise<void> {
   const { client, signal } = discoveryClient(options, "verifyKey()");
-  if (signal?.aborted) throw abortReason(signal);
+  if (signal?.aborted) throw abortError(signal);
   try {
     await client.models.list({ limit: 1 }, signal ? { signal } : undefined);
   } catch (error) {
-    if (signal?.aborted) throw abortReason(signal);
+    if (signal?.aborted) throw abortError(signal);
     throw toModelError(error, options.apiKey);
   }
 }

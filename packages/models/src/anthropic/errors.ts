@@ -1,6 +1,8 @@
 // Turns what the SDK throws into ModelProviderErrors, at the boundary where it happens.
 import { APIConnectionError, APIError, APIUserAbortError } from "@anthropic-ai/sdk";
 import { type ModelErrorCode, ModelProviderError } from "@castellan/harness";
+import { redact } from "../shared/redact.js";
+import { retryAfterMs } from "../shared/retry-after.js";
 
 const PROVIDER = "anthropic";
 
@@ -100,21 +102,6 @@ const SUMMARIES: Readonly<Record<ModelErrorCode, string>> = {
   model_unsupported: "Anthropic cannot do this",
 };
 
-/** `retry-after-ms`, else `retry-after` (seconds or an HTTP date), in milliseconds. */
-export function retryAfterMs(headers: Headers | undefined): number | undefined {
-  const ms = headers?.get("retry-after-ms");
-  if (ms) {
-    const value = Number.parseFloat(ms);
-    if (Number.isFinite(value) && value >= 0) return value;
-  }
-  const after = headers?.get("retry-after");
-  if (!after) return undefined;
-  const seconds = Number.parseFloat(after);
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
-  const date = Date.parse(after);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
-}
-
 /** A stream-protocol violation. */
 export function malformed(message: string, apiKey: string, requestId?: string): ModelProviderError {
   return make("model_stream_malformed", message, apiKey, requestId ? { requestId } : {});
@@ -133,8 +120,7 @@ export function make(
     readonly requestId?: string;
   },
 ): ModelProviderError {
-  const safe = apiKey ? message.split(apiKey).join("[redacted]") : message;
-  return new ModelProviderError(code, safe, { provider: PROVIDER, ...options });
+  return new ModelProviderError(code, redact(message, apiKey), { provider: PROVIDER, ...options });
 }
 
 function requestIdOf(body: unknown): string | undefined {

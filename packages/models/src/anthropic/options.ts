@@ -1,13 +1,10 @@
 import { DeclarationError } from "@castellan/harness";
+import { DEFAULT_MAX_RETRIES, MAX_RETRIES_LIMIT } from "../shared/retry.js";
 
 /** Where the Anthropic API lives unless `baseURL` says otherwise. */
 export const DEFAULT_BASE_URL = "https://api.anthropic.com";
 /** `max_tokens` of every request unless `maxOutputTokens` says otherwise. */
 export const DEFAULT_MAX_OUTPUT_TOKENS = 4_096;
-/** SDK retries of a request that failed before anything was streamed. */
-export const DEFAULT_MAX_RETRIES = 2;
-/** The most retries `maxRetries` accepts: each one can wait seconds (or what `retry-after` asks). */
-export const MAX_RETRIES_LIMIT = 10;
 /** Anthropic's smallest accepted thinking budget. */
 export const MIN_THINKING_BUDGET = 1_024;
 

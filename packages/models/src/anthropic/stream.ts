@@ -1,5 +1,6 @@
 import type { Anthropic } from "@anthropic-ai/sdk";
 import type { ModelStreamEvent } from "@castellan/harness";
+import { abortError } from "../shared/abort.js";
 import { malformed, toModelError } from "./errors.js";
 import type { AnthropicPricing } from "./options.js";
 import { ProtocolError, StreamState } from "./stream-state.js";
@@ -24,7 +25,7 @@ export async function* streamMessages(
 ): AsyncGenerator<ModelStreamEvent> {
   const { client, apiKey, pricing, signal } = context;
   if (signal.aborted) {
-    yield { type: "error", error: abortReason(signal) };
+    yield { type: "error", error: abortError(signal) };
     return;
   }
   let events: AsyncIterator<Anthropic.RawMessageStreamEvent>;
@@ -34,7 +35,7 @@ export async function* streamMessages(
     events = data[Symbol.asyncIterator]();
     requestId = request_id ?? undefined;
   } catch (error) {
-    yield { type: "error", error: signal.aborted ? abortReason(signal) : toModelError(error, apiKey) };
+    yield { type: "error", error: signal.aborted ? abortError(signal) : toModelError(error, apiKey) };
     return;
   }
 
@@ -47,7 +48,7 @@ export async function* streamMessages(
       try {
         next = await events.next();
       } catch (error) {
-        failure = signal.aborted ? abortReason(signal) : toModelError(error, apiKey);
+        failure = signal.aborted ? abortError(signal) : toModelError(error, apiKey);
         break;
       }
       if (next.done) {
@@ -75,14 +76,8 @@ export async function* streamMessages(
     yield {
       type: "error",
       error: signal.aborted
-        ? abortReason(signal)
+        ? abortError(signal)
         : malformed("Anthropic's stream ended before message_stop: the answer is incomplete.", apiKey, requestId),
     };
   }
-}
-
-/** The error a cancelled stream ends with: the signal's reason when it is an Error. */
-export function abortReason(signal: AbortSignal): Error {
-  const reason: unknown = signal.reason;
-  return reason instanceof Error ? reason : new DOMException("The model call was aborted.", "AbortError");
 }

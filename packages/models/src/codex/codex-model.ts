@@ -1,24 +1,14 @@
-import {
-  DeclarationError,
-  type ModelBinding,
-  type ModelProviderError,
-  type ModelRequest,
-  type ModelStreamEvent,
-} from "@castellan/harness";
+import { DeclarationError, type ModelBinding, type ModelRequest, type ModelStreamEvent } from "@castellan/harness";
 import OpenAI from "openai";
 import type { ResponseCreateParamsStreaming, ResponseStreamEvent } from "openai/resources/responses/responses";
 import type { Stream } from "openai/streaming";
-import { abortError, classifyError, malformed, type Redact, redactor } from "./errors.js";
-import {
-  CHATGPT_CODEX_BASE_URL,
-  type CodexOptions,
-  DEFAULT_CONTEXT_WINDOW,
-  DEFAULT_MAX_RETRIES,
-  MAX_RETRIES_LIMIT,
-  OPENAI_BASE_URL,
-} from "./options.js";
+import { abortError } from "../shared/abort.js";
+import { type Redact, redactor } from "../shared/redact.js";
+import { DEFAULT_MAX_RETRIES, MAX_RETRIES_LIMIT } from "../shared/retry.js";
+import { retryBeforeFirstEvent } from "../shared/retry-stream.js";
+import { classifyError, malformed } from "./errors.js";
+import { CHATGPT_CODEX_BASE_URL, type CodexOptions, DEFAULT_CONTEXT_WINDOW, OPENAI_BASE_URL } from "./options.js";
 import { buildParams, type RequestSettings } from "./request.js";
-import { retryDelay, sleep } from "./retry.js";
 import { ResponseStreamMapper } from "./stream-mapper.js";
 
 /** What one binding's calls share; it lives in the binding's closure, never on the binding. */
@@ -95,37 +85,19 @@ async function* streamResponse(
     yield { type: "error", error: classifyError(error, context.redact, undefined) };
     return;
   }
-  for (let attempt = 0; ; attempt++) {
-    const failure = yield* attemptOnce(context, params, signal);
-    if (failure === undefined) return;
-    const delay = retryDelay(failure, attempt, context.maxRetries);
-    if (delay === undefined) {
-      yield { type: "error", error: failure };
-      return;
-    }
-    try {
-      await sleep(delay, signal);
-    } catch {
-      yield { type: "error", error: abortError(signal) };
-      return;
-    }
-  }
+  yield* retryBeforeFirstEvent(() => attemptOnce(context, params, signal), { maxRetries: context.maxRetries, signal });
 }
 
-/**
- * One request. Streams its events and returns undefined, or returns the failure without having
- * yielded anything, so the caller may retry it. A failure after the first event is yielded
- * as the stream's last event; an abort always is.
- */
+/** One request: its events, ending with the response's last event or with one `error` (an abort's when aborted). */
 async function* attemptOnce(
   context: CallContext,
   params: ResponseCreateParamsStreaming,
   signal: AbortSignal,
-): AsyncGenerator<ModelStreamEvent, ModelProviderError | undefined> {
+): AsyncGenerator<ModelStreamEvent> {
   const { client, redact } = context;
   if (signal.aborted) {
     yield { type: "error", error: abortError(signal) };
-    return undefined;
+    return;
   }
   let stream: Stream<ResponseStreamEvent>;
   let requestId: string | undefined;
@@ -134,37 +106,23 @@ async function* attemptOnce(
     stream = answer.data;
     requestId = answer.request_id ?? undefined;
   } catch (error) {
-    if (signal.aborted) {
-      yield { type: "error", error: abortError(signal) };
-      return undefined;
-    }
-    return classifyError(error, redact, undefined);
+    yield { type: "error", error: signal.aborted ? abortError(signal) : classifyError(error, redact, undefined) };
+    return;
   }
   const mapper = new ResponseStreamMapper(context.options.pricing, redact, requestId);
-  let yielded = false;
   try {
     // The SDK ends the iteration quietly when the signal aborts; that is checked after the loop.
     for await (const event of stream) {
-      for (const mapped of mapper.map(event)) {
-        yielded = true;
-        yield mapped;
-      }
-      if (mapper.finished) return undefined;
+      yield* mapper.map(event);
+      if (mapper.finished) return;
     }
     if (signal.aborted) {
       yield { type: "error", error: abortError(signal) };
-      return undefined;
+      return;
     }
     throw malformed("The Responses stream ended without response.completed.", requestId);
   } catch (error) {
-    if (signal.aborted) {
-      yield { type: "error", error: abortError(signal) };
-      return undefined;
-    }
-    const failure = classifyError(error, redact, requestId);
-    if (!yielded) return failure;
-    yield { type: "error", error: failure };
-    return undefined;
+    yield { type: "error", error: signal.aborted ? abortError(signal) : classifyError(error, redact, requestId) };
   } finally {
     // Ends the request when the stream stops early (an error, or the consumer stopped reading).
     stream.controller.abort();

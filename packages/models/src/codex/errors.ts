@@ -2,23 +2,12 @@
 // HTTP status codes and the provider's error codes, never from message text.
 import { type ModelErrorCode, ModelProviderError } from "@castellan/harness";
 import { APIConnectionError, APIError } from "openai";
+import { codeFromStatus } from "../shared/http-status.js";
+import type { Redact } from "../shared/redact.js";
+import { retryAfterMs } from "../shared/retry-after.js";
 
 /** The adapter name on every error it raises. */
 export const PROVIDER = "codex";
-
-/** Removes the credential from text that came from elsewhere (a server may echo what it got). */
-export type Redact = (text: string) => string;
-
-/** A redactor for one credential. */
-export function redactor(credential: string): Redact {
-  return (text) => (credential.length > 0 ? text.split(credential).join("[redacted]") : text);
-}
-
-/** The error a call ends with when its signal aborts. */
-export function abortError(signal: AbortSignal): Error {
-  const reason: unknown = signal.reason;
-  return reason instanceof Error ? reason : new DOMException("The model call was aborted.", "AbortError");
-}
 
 /** A stream that broke its protocol. */
 export function malformed(message: string, requestId?: string): ModelProviderError {
@@ -86,28 +75,6 @@ export function responseError(
       ...(providerCode && quotaCodes.has(providerCode) ? { retryable: false } : {}),
     },
   );
-}
-
-/** What an HTTP status means when the body's code says nothing more specific. */
-function codeFromStatus(status: number): ModelErrorCode {
-  if (status === 401 || status === 403) return "model_auth";
-  if (status === 429) return "model_rate_limited";
-  if (status === 503 || status === 529) return "model_overloaded";
-  if (status === 408) return "model_network";
-  if (status >= 500) return "model_server_error";
-  return "model_bad_request";
-}
-
-/** The wait a response asked for: `retry-after-ms` (milliseconds) or `retry-after` (seconds or a date). */
-export function retryAfterMs(headers: Headers | undefined, now = Date.now()): number | undefined {
-  const milliseconds = Number.parseFloat(headers?.get("retry-after-ms") ?? "");
-  if (Number.isFinite(milliseconds) && milliseconds >= 0) return Math.ceil(milliseconds);
-  const value = headers?.get("retry-after")?.trim();
-  if (!value) return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds)) return seconds >= 0 ? Math.ceil(seconds * 1000) : undefined;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
 /** An HTTP error answer. The status decides, except where the body's code is more specific. */

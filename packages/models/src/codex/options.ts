@@ -65,6 +65,3 @@ export const OPENAI_BASE_URL = "https://api.openai.com/v1";
 /** The ChatGPT Codex backend, for access tokens. */
 export const CHATGPT_CODEX_BASE_URL = "https://chatgpt.com/backend-api/codex";
 export const DEFAULT_CONTEXT_WINDOW = 272_000;
-export const DEFAULT_MAX_RETRIES = 2;
-/** The upper bound of `maxRetries`. */
-export const MAX_RETRIES_LIMIT = 10;

@@ -1,6 +1,7 @@
 // Maps Responses stream events to model stream events, one event at a time.
 import type { JsonValue, ModelStreamEvent, StopReason } from "@castellan/harness";
-import { malformed, type Redact, responseError } from "./errors.js";
+import type { Redact } from "../shared/redact.js";
+import { malformed, responseError } from "./errors.js";
 import { RESPONSES_PROVIDER } from "./input-items.js";
 import type { CodexPricing } from "./options.js";
 import { toUsage } from "./usage.js";

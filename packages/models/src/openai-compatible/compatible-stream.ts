@@ -4,11 +4,12 @@
 import { ModelProviderError, type ModelRequest, type ModelStreamEvent } from "@castellan/harness";
 import type { OpenAI } from "openai";
 import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
+import { abortError } from "../shared/abort.js";
+import { retryBeforeFirstEvent } from "../shared/retry-stream.js";
 import { ChunkAssembler } from "./chunk-assembler.js";
-import { abortError, type ErrorContext, errorFromDisconnect, errorFromRequest, sentence } from "./errors.js";
+import { type ErrorContext, errorFromDisconnect, errorFromRequest, sentence } from "./errors.js";
 import type { ModelPricing } from "./pricing.js";
 import { type ChatRequestOptions, chatRequestBody } from "./request-mapping.js";
-import { retryDelayMs, waitBeforeRetry } from "./retry.js";
 import { readSse, SseReadError } from "./sse.js";
 
 /** What the shared stream needs from an adapter. */
@@ -53,32 +54,7 @@ export function compatibleStream(
       return;
     }
     const body = chatRequestBody(request, config.request);
-    for (let attempt = 0; ; attempt++) {
-      let started = false;
-      let failure: Error | undefined;
-      for await (const event of streamOnce(config, body, signal)) {
-        if (event.type === "error") {
-          failure = event.error;
-          break;
-        }
-        started = true;
-        yield event;
-      }
-      if (failure === undefined) return;
-      // Never after the first event: the consumer already holds part of this answer.
-      const delay =
-        !started && !signal.aborted && attempt < config.maxRetries ? retryDelayMs(failure, attempt) : undefined;
-      if (delay === undefined) {
-        yield { type: "error", error: failure };
-        return;
-      }
-      try {
-        await waitBeforeRetry(delay, signal);
-      } catch {
-        yield { type: "error", error: abortError(signal) };
-        return;
-      }
-    }
+    yield* retryBeforeFirstEvent(() => streamOnce(config, body, signal), { maxRetries: config.maxRetries, signal });
   };
 }
 

@@ -3,6 +3,10 @@
 // are kept (they say what to fix) but shortened and scrubbed of the credential.
 import { type ModelErrorCode, ModelProviderError } from "@castellan/harness";
 import { APIConnectionTimeoutError, APIError } from "openai";
+import { abortError } from "../shared/abort.js";
+import { codeFromStatus } from "../shared/http-status.js";
+import { redact } from "../shared/redact.js";
+import { retryAfterMs } from "../shared/retry-after.js";
 
 /** Who raised an error and what must never appear in it. */
 export interface ErrorContext {
@@ -23,21 +27,10 @@ export interface HttpFailure {
 
 const longestProviderMessage = 300;
 
-/** Replaces every occurrence of the secret, then shortens the text. */
+/** Redacts the secret (see shared/redact.ts), then shortens the text. */
 export function scrub(text: string, secret: string | undefined): string {
-  const clean = secret ? text.split(secret).join("[redacted]") : text;
+  const clean = redact(text, secret);
   return clean.length > longestProviderMessage ? `${clean.slice(0, longestProviderMessage)}…` : clean;
-}
-
-/** Milliseconds from `retry-after-ms` or `retry-after` (seconds or an HTTP date); undefined when absent. */
-export function retryAfterMs(headers: Headers | undefined): number | undefined {
-  const milliseconds = Number.parseFloat(headers?.get("retry-after-ms") ?? "");
-  if (Number.isFinite(milliseconds) && milliseconds >= 0) return Math.ceil(milliseconds);
-  const value = headers?.get("retry-after")?.trim();
-  if (!value) return undefined;
-  if (/^\d+(\.\d+)?$/.test(value)) return Math.ceil(Number.parseFloat(value) * 1000);
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
 function field(error: unknown, name: "code" | "type" | "message"): unknown {
@@ -52,13 +45,8 @@ function describe(context: ErrorContext, error: unknown): string {
 function codeOf(status: number, code: unknown, type: unknown): ModelErrorCode {
   // OpenAI's documented code for a prompt that does not fit; compatible servers copy it.
   if (code === "context_length_exceeded" || type === "context_length_exceeded") return "model_context_overflow";
-  if (status === 401 || status === 403) return "model_auth";
-  if (status === 429) return "model_rate_limited";
-  if (status === 503 || status === 529) return "model_overloaded";
   if (status === 404 && code === "model_not_found") return "model_unknown";
-  if (status === 408) return "model_network";
-  if (status >= 500) return "model_server_error";
-  return "model_bad_request";
+  return codeFromStatus(status);
 }
 
 const advice: Partial<Record<ModelErrorCode, string>> = {
@@ -113,13 +101,6 @@ export function errorFromStreamPayload(context: ErrorContext, error: unknown): M
       provider: context.provider,
     },
   );
-}
-
-/** A model call that was aborted ends with the signal's reason. */
-export function abortError(signal: AbortSignal): Error {
-  return signal.reason instanceof Error
-    ? signal.reason
-    : new Error("The model call was aborted.", { cause: signal.reason });
 }
 
 /** The error for anything the SDK threw while sending the request and reading the answer's headers. */

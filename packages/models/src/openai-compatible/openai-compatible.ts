@@ -1,8 +1,8 @@
 import { DeclarationError, type ModelBinding } from "@castellan/harness";
 import { createChatClient } from "./client.js";
 import { compatibleStream } from "./compatible-stream.js";
-import { checkHeaders, optionalInteger, requireHttpUrl, requireText } from "./options.js";
-import { assertPricing, type ModelPricing } from "./pricing.js";
+import { chatCallSettings, checkHeaders, requireHttpUrl, requireText } from "./options.js";
+import type { ModelPricing } from "./pricing.js";
 
 /** Options of `openaiCompatible`. */
 export interface OpenAICompatibleOptions {
@@ -47,14 +47,7 @@ export function openaiCompatible(options: OpenAICompatibleOptions): ModelBinding
   const apiKey = requireText(options?.apiKey, where, "apiKey");
   const baseURL = requireHttpUrl(options.baseURL, where, "baseURL");
   const model = requireText(options.model, where, "model");
-  const contextWindow = optionalInteger(options.contextWindow, where, "contextWindow", { min: 1, max: 100_000_000 });
-  const maxRetries = optionalInteger(options.maxRetries, where, "maxRetries", { min: 0, max: 10 }) ?? 2;
-  const maxOutputTokens = optionalInteger(options.maxOutputTokens, where, "maxOutputTokens", {
-    min: 1,
-    max: 100_000_000,
-  });
-  if (options.pricing !== undefined) assertPricing(options.pricing, where);
-  const pricing = options.pricing === undefined ? undefined : { ...options.pricing };
+  const { contextWindow, maxRetries, maxOutputTokens, pricing } = chatCallSettings(options, where);
   const maxTokensField = options.maxTokensField ?? "max_tokens";
   if (maxTokensField !== "max_tokens" && maxTokensField !== "max_completion_tokens") {
     throw new DeclarationError(`${where}: maxTokensField must be "max_tokens" or "max_completion_tokens".`);

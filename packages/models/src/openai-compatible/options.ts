@@ -1,6 +1,44 @@
 // Checks of the factories' options, shared by both adapters: wrong options fail when the
 // binding is created, not at the first request.
 import { DeclarationError } from "@castellan/harness";
+import { DEFAULT_MAX_RETRIES, MAX_RETRIES_LIMIT } from "../shared/retry.js";
+import { assertPricing, type ModelPricing } from "./pricing.js";
+
+/** The largest token count `contextWindow` and `maxOutputTokens` accept. */
+const MAX_TOKENS = 100_000_000;
+
+/** The options both adapters take for their calls. */
+export interface ChatCallOptions {
+  readonly contextWindow?: number;
+  readonly maxRetries?: number;
+  readonly maxOutputTokens?: number;
+  readonly pricing?: ModelPricing;
+}
+
+/** Those options checked, with `maxRetries` defaulted and `pricing` copied. */
+export interface ChatCallSettings {
+  /** Undefined when not given: each adapter has its own fallback. */
+  readonly contextWindow: number | undefined;
+  /** DEFAULT_MAX_RETRIES (2) when not given; at most MAX_RETRIES_LIMIT (10). */
+  readonly maxRetries: number;
+  readonly maxOutputTokens: number | undefined;
+  /** A copy, so the caller changing its object later changes no binding. */
+  readonly pricing: ModelPricing | undefined;
+}
+
+/** Checks the call options of `where` (a factory's name, for messages); throws DeclarationError. */
+export function chatCallSettings(options: ChatCallOptions, where: string): ChatCallSettings {
+  const contextWindow = optionalInteger(options.contextWindow, where, "contextWindow", { min: 1, max: MAX_TOKENS });
+  const maxRetries =
+    optionalInteger(options.maxRetries, where, "maxRetries", { min: 0, max: MAX_RETRIES_LIMIT }) ?? DEFAULT_MAX_RETRIES;
+  const maxOutputTokens = optionalInteger(options.maxOutputTokens, where, "maxOutputTokens", {
+    min: 1,
+    max: MAX_TOKENS,
+  });
+  if (options.pricing !== undefined) assertPricing(options.pricing, where);
+  const pricing = options.pricing === undefined ? undefined : { ...options.pricing };
+  return { contextWindow, maxRetries, maxOutputTokens, pricing };
+}
 
 export function requireText(value: unknown, where: string, name: string): string {
   if (typeof value !== "string" || value.trim() === "") {
@@ -23,7 +61,7 @@ export function requireHttpUrl(value: unknown, where: string, name: string): str
   return text.replace(/\/+$/, "");
 }
 
-export function optionalInteger(
+function optionalInteger(
   value: unknown,
   where: string,
   name: string,

@@ -2,13 +2,13 @@
 // classification as the inference path and the caller's signal on the whole exchange.
 import { ModelProviderError } from "@castellan/harness";
 import {
-  abortError,
   type ErrorContext,
   errorFromDisconnect,
   errorFromRequest,
   errorFromStatus,
   sentence,
 } from "../openai-compatible/errors.js";
+import { abortError } from "../shared/abort.js";
 
 /** Fetches `url` and parses its JSON answer; non-2xx answers and failures throw ModelProviderError. */
 export async function getJson(

@@ -2,8 +2,8 @@ import { DeclarationError, type ModelBinding, ModelProviderError } from "@castel
 import { createChatClient } from "../openai-compatible/client.js";
 import { compatibleStream } from "../openai-compatible/compatible-stream.js";
 import { defaultContextWindow } from "../openai-compatible/openai-compatible.js";
-import { checkHeaders, optionalInteger, requireHttpUrl, requireText } from "../openai-compatible/options.js";
-import { assertPricing, type ModelPricing } from "../openai-compatible/pricing.js";
+import { chatCallSettings, checkHeaders, requireHttpUrl, requireText } from "../openai-compatible/options.js";
+import type { ModelPricing } from "../openai-compatible/pricing.js";
 import { listOpenRouterModels, type OpenRouterModel, openRouterBaseURL, openRouterContext } from "./catalog.js";
 import { sharedOnce } from "./shared-once.js";
 
@@ -65,14 +65,7 @@ export function openrouter(options: OpenRouterOptions): OpenRouterBinding {
   const apiKey = requireText(options?.apiKey, where, "apiKey");
   const model = requireText(options.model, where, "model");
   const baseURL = requireHttpUrl(options.baseURL ?? openRouterBaseURL, where, "baseURL");
-  const contextWindow = optionalInteger(options.contextWindow, where, "contextWindow", { min: 1, max: 100_000_000 });
-  const maxRetries = optionalInteger(options.maxRetries, where, "maxRetries", { min: 0, max: 10 }) ?? 2;
-  const maxOutputTokens = optionalInteger(options.maxOutputTokens, where, "maxOutputTokens", {
-    min: 1,
-    max: 100_000_000,
-  });
-  if (options.pricing !== undefined) assertPricing(options.pricing, where);
-  const pricing = options.pricing === undefined ? undefined : { ...options.pricing };
+  const { contextWindow, maxRetries, maxOutputTokens, pricing } = chatCallSettings(options, where);
   if (options.catalogEntry !== undefined && options.catalogEntry?.id !== model) {
     throw new DeclarationError(`${where}: catalogEntry describes "${options.catalogEntry?.id}", not "${model}".`);
   }

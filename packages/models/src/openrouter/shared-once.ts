@@ -1,6 +1,7 @@
 // A task run at most once to success, shared by concurrent callers, each of whom can stop
 // waiting with their own signal. The task itself is aborted only when every waiting caller has
 // given up; a failed or abandoned task is forgotten, so a later call starts it again.
+import { untilAborted } from "../shared/abort.js";
 
 /** Runs the shared task, or returns its remembered result. Rejects with the caller's abort reason. */
 export type SharedOnce<T> = (signal?: AbortSignal) => Promise<T>;
@@ -38,22 +39,4 @@ export function sharedOnce<T>(task: (signal: AbortSignal) => Promise<T>): Shared
       }
     }
   };
-}
-
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
 }

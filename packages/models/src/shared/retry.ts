@@ -1,0 +1,48 @@
+// The retry policy every adapter follows (docs/adding-a-model-adapter.md, "Retries"): how many
+// retries an option may ask for, how long to wait before each, and waiting without outliving
+// the caller's signal.
+import { isModelProviderError } from "@castellan/harness";
+
+/** Retries when the options name no `maxRetries`. */
+export const DEFAULT_MAX_RETRIES = 2;
+
+/** The most retries a `maxRetries` option accepts: each one can wait up to a minute. */
+export const MAX_RETRIES_LIMIT = 10;
+
+/** The longest wait before a retry; a provider asking for longer gets its error reported instead. */
+export const MAX_RETRY_DELAY_MS = 60_000;
+
+/** The first backoff when the provider named no wait; doubled on each retry up to LONGEST_BACKOFF_MS. */
+const FIRST_BACKOFF_MS = 500;
+const LONGEST_BACKOFF_MS = 8_000;
+
+/**
+ * How long to wait before retry number `attempt` (0-based), or undefined when the failure is
+ * reported instead: it is not a retryable ModelProviderError, `maxRetries` retries were made,
+ * or the provider's `retryAfterMs` exceeds MAX_RETRY_DELAY_MS (60 s). Without a `retryAfterMs`
+ * the wait is 0.5 s, 1 s, 2 s, … at most 8 s.
+ */
+export function retryDelay(error: Error, attempt: number, maxRetries: number): number | undefined {
+  if (!isModelProviderError(error) || !error.retryable || attempt >= maxRetries) return undefined;
+  const delay = error.retryAfterMs ?? Math.min(LONGEST_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** attempt);
+  return delay <= MAX_RETRY_DELAY_MS ? delay : undefined;
+}
+
+/**
+ * Waits `ms`: true when the time passed, false as soon as the signal aborts (at once when it
+ * already has). Never rejects, and leaves no timer or listener behind.
+ */
+export function waitUnlessAborted(ms: number, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve(true);
+    }, ms);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
