@@ -1,4 +1,5 @@
-// Chat Completions chunks → ModelStreamEvents: text and reasoning deltas as they come, tool
+// Chat Completions chunks → ModelStreamEvents: text and reasoning deltas as they come,
+// `reasoning_details` assembled into a provider block placed before what follows them, tool
 // calls assembled per `index` from their argument pieces and parsed once complete, usage from
 // the final chunk, and the finish reason mapped to a stop reason.
 import {
@@ -10,6 +11,7 @@ import {
 } from "@castellan/harness";
 import { type ErrorContext, errorFromStreamPayload, sentence } from "./errors.js";
 import { costOf, type ModelPricing } from "./pricing.js";
+import { ReasoningDetails, reasoningBlock } from "./reasoning-details.js";
 
 interface PendingCall {
   id: string | undefined;
@@ -32,6 +34,7 @@ export class ChunkAssembler {
   readonly #context: ErrorContext;
   readonly #pricing: ModelPricing | undefined;
   readonly #calls = new Map<number, PendingCall>();
+  readonly #reasoning = new ReasoningDetails((what) => this.#malformed(what));
   #lastSlot: number | undefined;
   #finishReason: string | undefined;
   #usage: Usage | undefined;
@@ -77,6 +80,7 @@ export class ChunkAssembler {
     if (this.#finishReason === undefined) throw this.#malformed("a stream that ended without a finish reason");
     const events: ModelStreamEvent[] = [];
     this.#emitCalls(events);
+    this.#emitReasoning(events);
     if (this.#usage) events.push({ type: "usage", usage: this.#usage });
     let stopReason = stopReasons[this.#finishReason] ?? "other";
     // Some servers say `stop` after tool calls; the calls are what the loop acts on.
@@ -87,14 +91,18 @@ export class ChunkAssembler {
   }
 
   #acceptDelta(delta: Json, events: ModelStreamEvent[]): void {
+    // OpenRouter's structured reasoning; its readable text also comes as `reasoning`, streamed below.
+    this.#reasoning.accept(delta.reasoning_details);
     // Reasoning text as DeepSeek-style servers (`reasoning_content`) and OpenRouter (`reasoning`) stream it.
     const reasoning = delta.reasoning_content ?? delta.reasoning;
     if (typeof reasoning === "string" && reasoning.length > 0) events.push({ type: "thinking-delta", text: reasoning });
     if (typeof delta.content === "string" && delta.content.length > 0) {
+      this.#emitReasoning(events);
       events.push({ type: "text-delta", text: delta.content });
     }
     if (typeof delta.refusal === "string" && delta.refusal.length > 0) {
       this.#refused = true;
+      this.#emitReasoning(events);
       events.push({ type: "text-delta", text: delta.refusal });
     }
     if (delta.tool_calls === undefined || delta.tool_calls === null) return;
@@ -124,8 +132,19 @@ export class ChunkAssembler {
     return this.#lastSlot;
   }
 
+  /**
+   * The reasoning entries assembled since the last block, as one provider block ahead of the
+   * text or calls they precede (or at the end). Pieces that come after the text began (a late
+   * signature) make another block the same way; sending back joins them by index.
+   */
+  #emitReasoning(events: ModelStreamEvent[]): void {
+    const entries = this.#reasoning.take();
+    if (entries) events.push({ type: "content", block: reasoningBlock(entries) });
+  }
+
   #emitCalls(events: ModelStreamEvent[]): void {
     if (this.#callsEmitted > 0 || this.#calls.size === 0) return;
+    this.#emitReasoning(events);
     const slots = [...this.#calls.keys()].sort((a, b) => a - b);
     for (const slot of slots) {
       const call = this.#calls.get(slot)!;

@@ -40,7 +40,9 @@ export const defaultContextWindow = 128_000;
  * llama.cpp, OpenAI itself, gateways), streamed through the official `openai` SDK. Creating it
  * connects to nothing. Provider-hosted tools (e.g. web search) are refused with
  * `model_unsupported`; images in tool results are sent as a labelled user message after the
- * tool replies, so the model must accept image input.
+ * tool replies, so the model must accept image input. Reasoning text (`reasoning`,
+ * `reasoning_content`) streams as thinking; structured `reasoning_details` are kept as a
+ * provider block and sent back on their assistant message (see reasoning-details.ts).
  */
 export function openaiCompatible(options: OpenAICompatibleOptions): ModelBinding {
   const where = "openaiCompatible";

@@ -2,16 +2,22 @@
 import {
   type ContentBlock,
   type ImageBlock,
+  type JsonValue,
   type Message,
   type ModelRequest,
   type ToolResultMessage,
   textOf,
 } from "@castellan/harness";
 import type {
+  ChatCompletionAssistantMessageParam,
   ChatCompletionContentPart,
   ChatCompletionCreateParamsStreaming,
   ChatCompletionMessageParam,
 } from "openai/resources/chat/completions";
+import { reasoningDetailsOf } from "./reasoning-details.js";
+
+/** An assistant message with OpenRouter's `reasoning_details`, which the SDK's type does not declare. */
+type AssistantWithReasoning = ChatCompletionAssistantMessageParam & { reasoning_details?: readonly JsonValue[] };
 
 /** What a Chat Completions request is built from, besides the model request. */
 export interface ChatRequestOptions {
@@ -67,9 +73,11 @@ function toChatMessage(message: Message): ChatCompletionMessageParam {
     case "user":
       return { role: "user", content: userContent(message.content) };
     case "assistant": {
-      // Chat Completions takes only text back from the assistant; other blocks are dropped.
+      // Text goes back as content, this adapter's reasoning blocks as `reasoning_details`
+      // (the field OpenRouter reads to continue the reasoning); other blocks are dropped.
       const text = textOf(message.content);
-      return {
+      const reasoningDetails = reasoningDetailsOf(message.content);
+      const assistant: AssistantWithReasoning = {
         role: "assistant",
         content: text.length > 0 ? text : null,
         ...(message.toolCalls.length > 0
@@ -81,7 +89,9 @@ function toChatMessage(message: Message): ChatCompletionMessageParam {
               })),
             }
           : {}),
+        ...(reasoningDetails ? { reasoning_details: reasoningDetails } : {}),
       };
+      return assistant;
     }
     case "tool": {
       const text = textOf(message.content);

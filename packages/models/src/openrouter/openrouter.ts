@@ -58,7 +58,9 @@ export interface OpenRouterBinding extends ModelBinding {
 /**
  * A model on OpenRouter, streamed over its OpenAI-compatible Chat Completions API (the same
  * path as `openaiCompatible`). Creating it connects to nothing; the catalog is read on the
- * first `check()` or `stream` call unless `catalogEntry` is given.
+ * first `check()` or `stream` call unless `catalogEntry` is given. A reasoning model's
+ * `reasoning_details` are kept on the assistant message and sent back unchanged, so its
+ * reasoning continues across tool calls and restored Sessions.
  */
 export function openrouter(options: OpenRouterOptions): OpenRouterBinding {
   const where = "openrouter";
