@@ -1,5 +1,5 @@
 // One long Run through the real runner, timed from its events.
-import { type Agent, defineAgent } from "@castellan/harness";
+import { type Agent, defineAgent, type ModelBinding } from "@castellan/harness";
 import { createNodeRunner, type NodeRunnerPlugin, type SessionStore } from "@castellan/node-runner";
 import { createInstantModel, statefulTickTool, tickState, tickTool } from "./instant-model.ts";
 import { durationsFromStarts, type TurnTimings } from "./stats.ts";
@@ -8,20 +8,24 @@ export const benchAgentId = "bench.turn-loop";
 export const statefulBenchAgentId = "bench.turn-loop-state";
 
 /**
- * The bench agent: the instant model answering `turns` turns, and the `tick` tool. With
- * `state`, the agent declares the `ticks` state key, its `tick` tool writes it with
+ * The bench agent: the instant model answering `turns` turns (or `model`), and the `tick`
+ * tool. With `state`, the agent declares the `ticks` state key, its `tick` tool writes it with
  * ctx.setState in every tool-call turn, and an instruction section reads it each turn.
  */
-export function benchAgent(turns: number, options: { readonly state?: boolean } = {}): Agent {
+export function benchAgent(
+  turns: number,
+  options: { readonly state?: boolean; readonly model?: ModelBinding } = {},
+): Agent {
+  const model = options.model ?? createInstantModel(turns);
   if (!options.state) {
     return defineAgent(benchAgentId, {
-      model: createInstantModel(turns),
+      model,
       instructions: "Tick until done.",
       tools: [tickTool],
     });
   }
   return defineAgent(statefulBenchAgentId, {
-    model: createInstantModel(turns),
+    model,
     state: tickState,
     instructions: {
       task: "Tick until done.",
@@ -46,20 +50,22 @@ export interface CastellanRun extends TurnTimings {
 
 /**
  * Runs one Run of `turns` turns in a new Session `sessionId` of `store`, with the `full-access`
- * preset (and, with `state`, a state write in every tool-call turn). A turn's time is taken
- * where the consumer of the Run's events sees it: from its `turn-start` to the next turn's
- * `turn-start` (the last turn to `run-end`).
+ * preset (and, with `state`, a state write in every tool-call turn), answered by the instant
+ * model or `model`. A turn's time is taken where the consumer of the Run's events sees it: from
+ * its `turn-start` to the next turn's `turn-start` (the last turn to `run-end`).
  */
 export async function runCastellanLoop(options: {
   readonly turns: number;
   readonly store: SessionStore;
   readonly sessionId: string;
   readonly state?: boolean;
+  /** The model answering the Run. Default: the instant model. */
+  readonly model?: ModelBinding;
 }): Promise<CastellanRun> {
   const { turns, store, sessionId } = options;
   const state = options.state ?? false;
   const runner = await createNodeRunner({
-    agent: benchAgent(turns, { state }),
+    agent: benchAgent(turns, { state, model: options.model }),
     plugins: [storePlugin(store)],
     permissions: "full-access",
     limits: { maxTurns: Math.max(2000, turns) },
