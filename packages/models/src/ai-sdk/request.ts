@@ -10,6 +10,7 @@ import type {
 import {
   type AssistantMessage,
   type ContentBlock,
+  type Message,
   type ModelRequest,
   type ToolResultMessage,
   type ToolSpec,
@@ -30,28 +31,57 @@ export function toPrompt(request: ModelRequest): LanguageModelV4Prompt {
   const prompt: LanguageModelV4Prompt = [];
   if (request.system) prompt.push({ role: "system", content: request.system });
   for (const message of request.messages) {
-    switch (message.role) {
-      case "user": {
-        const content = userParts(message.content);
-        if (content.length > 0) prompt.push({ role: "user", content });
-        break;
-      }
-      case "assistant": {
-        const content = assistantParts(message);
-        if (content.length > 0) prompt.push({ role: "assistant", content });
-        break;
-      }
-      case "tool": {
-        const part = toolResultPart(message);
-        const last = prompt.at(-1);
-        if (last?.role === "tool") last.content.push(part);
-        else prompt.push({ role: "tool", content: [part] });
-        break;
-      }
+    const mapped = mappedMessage(message);
+    if (mapped === undefined) continue;
+    if (mapped.role !== "tool") {
+      prompt.push(mapped);
+      continue;
     }
+    // The merged tool message is made per request: its parts are cached, the run they form is not.
+    const last = prompt.at(-1);
+    if (last?.role === "tool") last.content.push(mapped.part);
+    else prompt.push({ role: "tool", content: [mapped.part] });
   }
   if (request.context) prompt.push({ role: "user", content: [{ type: "text", text: request.context }] });
   return prompt;
+}
+
+/** One message's prompt form: a user or assistant message, a tool result part, or nothing when empty. */
+type MappedMessage =
+  | Extract<LanguageModelV4Message, { role: "user" | "assistant" }>
+  | { readonly role: "tool"; readonly part: ToolResultPart }
+  | undefined;
+
+/**
+ * Prompt forms by message object. The runner sends the same message objects every turn, so only
+ * messages not seen before are mapped and a request costs in proportion to what is new; a hook
+ * that rewrites a message makes a new object, which is mapped afresh. Sound because messages are
+ * immutable (readonly) and the form depends on nothing but the message. The cached parts are
+ * shared between requests, as the providers read the prompt without changing it.
+ */
+const promptForms = new WeakMap<Message, { readonly form: MappedMessage }>();
+
+function mappedMessage(message: Message): MappedMessage {
+  const cached = promptForms.get(message);
+  if (cached) return cached.form;
+  const form = toPromptForm(message);
+  promptForms.set(message, { form });
+  return form;
+}
+
+function toPromptForm(message: Message): MappedMessage {
+  switch (message.role) {
+    case "user": {
+      const content = userParts(message.content);
+      return content.length > 0 ? { role: "user", content } : undefined;
+    }
+    case "assistant": {
+      const content = assistantParts(message);
+      return content.length > 0 ? { role: "assistant", content } : undefined;
+    }
+    case "tool":
+      return { role: "tool", part: toolResultPart(message) };
+  }
 }
 
 /** The request's tools as function tools with their JSON Schemas. */

@@ -65,9 +65,12 @@ async function* streamOnce(
   signal: AbortSignal,
 ): AsyncGenerator<ModelStreamEvent> {
   const { context } = config;
-  // Aborted when this attempt stops for any reason, so its connection is never left open.
+  // Aborted when this attempt stops before its stream completed, so its connection is never left
+  // open. A completed stream was read to its end and released, and aborting it anyway would cost
+  // an abort error and a stream cancel on every turn.
   const attempt = new AbortController();
   const requestSignal = AbortSignal.any([signal, attempt.signal]);
+  let completed = false;
   try {
     let response: Response;
     try {
@@ -91,6 +94,7 @@ async function* streamOnce(
       for await (const message of readSse(response.body)) {
         if (message.data === "[DONE]") {
           yield* assembler.complete();
+          completed = true;
           return;
         }
         yield* assembler.accept(message.data);
@@ -103,7 +107,7 @@ async function* streamOnce(
       else yield { type: "error", error: asError(error) };
     }
   } finally {
-    attempt.abort();
+    if (!completed) attempt.abort();
   }
 }
 

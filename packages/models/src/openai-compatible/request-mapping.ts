@@ -33,16 +33,17 @@ export function chatRequestBody(
 ): ChatCompletionCreateParamsStreaming {
   const messages: ChatCompletionMessageParam[] = [];
   if (request.system) messages.push({ role: "system", content: request.system });
-  let replies: ToolResultMessage[] = [];
+  // The labelled images of the current group of tool replies, sent as one user message after it.
+  let replyImages: ChatCompletionContentPart[] = [];
   const endReplyGroup = () => {
-    const images = toolImagesMessage(replies);
-    if (images) messages.push(images);
-    replies = [];
+    if (replyImages.length > 0) messages.push({ role: "user", content: replyImages });
+    replyImages = [];
   };
   for (const message of request.messages) {
     if (message.role !== "tool") endReplyGroup();
-    messages.push(toChatMessage(message));
-    if (message.role === "tool") replies.push(message);
+    const mapped = mappedMessage(message);
+    messages.push(mapped.wire);
+    if (mapped.images) replyImages.push(...mapped.images);
   }
   endReplyGroup();
   // Live context for this turn only: after the conversation, never saved.
@@ -66,6 +67,30 @@ export function chatRequestBody(
         ? { max_tokens: options.maxOutputTokens }
         : { max_completion_tokens: options.maxOutputTokens }),
   };
+}
+
+/** One message's wire form: its Chat Completions message and, for a tool reply, its labelled images. */
+interface MappedMessage {
+  readonly wire: ChatCompletionMessageParam;
+  readonly images: readonly ChatCompletionContentPart[] | undefined;
+}
+
+/**
+ * Wire forms by message object. The runner sends the same message objects every turn, so only
+ * messages not seen before are mapped and a request costs in proportion to what is new; a hook
+ * that rewrites a message makes a new object, which is mapped afresh. Sound because messages are
+ * immutable (readonly) and the wire form depends on nothing but the message; the cached objects
+ * are shared between requests and only ever serialized, never changed.
+ */
+const wireForms = new WeakMap<Message, MappedMessage>();
+
+function mappedMessage(message: Message): MappedMessage {
+  let form = wireForms.get(message);
+  if (!form) {
+    form = { wire: toChatMessage(message), images: message.role === "tool" ? toolImageParts(message) : undefined };
+    wireForms.set(message, form);
+  }
+  return form;
 }
 
 function toChatMessage(message: Message): ChatCompletionMessageParam {
@@ -114,16 +139,18 @@ function userContent(blocks: readonly ContentBlock[]): string | ChatCompletionCo
   return parts;
 }
 
-/** One user message with each tool reply's images, each group labelled with its call id and tool name. */
-function toolImagesMessage(replies: readonly ToolResultMessage[]): ChatCompletionMessageParam | undefined {
-  const parts: ChatCompletionContentPart[] = [];
-  for (const reply of replies) {
-    const images = reply.content.filter(isImage);
-    if (images.length === 0) continue;
-    parts.push({ type: "text", text: `Image from tool call ${reply.toolCallId} (${reply.toolName}):` });
-    for (const image of images) parts.push(imagePart(image));
-  }
-  return parts.length > 0 ? { role: "user", content: parts } : undefined;
+/**
+ * A tool reply's images for the user message after its reply group, labelled with its call id
+ * and tool name; undefined when it has none.
+ */
+function toolImageParts(reply: ToolResultMessage): ChatCompletionContentPart[] | undefined {
+  const images = reply.content.filter(isImage);
+  if (images.length === 0) return undefined;
+  const parts: ChatCompletionContentPart[] = [
+    { type: "text", text: `Image from tool call ${reply.toolCallId} (${reply.toolName}):` },
+  ];
+  for (const image of images) parts.push(imagePart(image));
+  return parts;
 }
 
 function imagePart(image: ImageBlock): ChatCompletionContentPart {
