@@ -19,27 +19,63 @@ const IMAGE_TYPES: ReadonlySet<string> = new Set<Base64MediaType>([
   "image/webp",
 ]);
 
+/** One message in wire form, before merging with its neighbours: its role and its blocks. */
+interface MappedMessage {
+  readonly role: "user" | "assistant";
+  readonly content: readonly BlockParam[];
+}
+
+/**
+ * Each message's wire form, by object identity. The runner hands the same message objects to
+ * every turn, so only messages not seen before are mapped and a request costs what its new
+ * messages cost. Harness messages are never changed in place (a `beforeModel` hook that rewrites
+ * one makes a new object, which is then mapped afresh); the mapping depends on nothing but the
+ * message itself, so one module-wide cache serves every binding. Entries go with their messages.
+ */
+const mappedMessages = new WeakMap<Message, MappedMessage>();
+
 /**
  * Maps the conversation, appends `context` (this turn only) as a final user text block, and
  * merges consecutive messages of one role, which Anthropic requires to alternate: tool results
  * and the user message after them become one user message, results first as Anthropic asks.
  * Messages left with no content are skipped (Anthropic rejects empty ones).
+ *
+ * Each message is mapped once and cached (see `mappedMessages`); only the merging runs over the
+ * whole conversation on every call. The returned turns and their block lists are new on every
+ * call, but the blocks in them are shared with earlier calls: treat them as read-only.
  */
 export function toAnthropicMessages(messages: readonly Message[], context: string): Anthropic.MessageParam[] {
   const turns: { role: "user" | "assistant"; content: BlockParam[] }[] = [];
-  const push = (role: "user" | "assistant", content: BlockParam[]) => {
+  const push = ({ role, content }: MappedMessage) => {
     if (content.length === 0) return;
     const last = turns.at(-1);
     if (last && last.role === role) last.content.push(...content);
-    else turns.push({ role, content });
+    // A copy, so that merging never grows a cached list.
+    else turns.push({ role, content: content.slice() });
   };
-  for (const message of messages) {
-    switch (message.role) {
-      case "user":
-        push("user", message.content.flatMap(userBlock));
-        break;
-      case "assistant":
-        push("assistant", [
+  for (const message of messages) push(mappedMessage(message));
+  if (context) push({ role: "user", content: [{ type: "text", text: context }] });
+  return turns;
+}
+
+/** The message's wire form, from the cache when this object was mapped before. */
+function mappedMessage(message: Message): MappedMessage {
+  let mapped = mappedMessages.get(message);
+  if (!mapped) {
+    mapped = mapMessage(message);
+    mappedMessages.set(message, mapped);
+  }
+  return mapped;
+}
+
+function mapMessage(message: Message): MappedMessage {
+  switch (message.role) {
+    case "user":
+      return { role: "user", content: message.content.flatMap(userBlock) };
+    case "assistant":
+      return {
+        role: "assistant",
+        content: [
           ...message.content.flatMap(assistantBlock),
           ...message.toolCalls.map(
             (call): Anthropic.ToolUseBlockParam => ({
@@ -49,11 +85,13 @@ export function toAnthropicMessages(messages: readonly Message[], context: strin
               input: call.input,
             }),
           ),
-        ]);
-        break;
-      case "tool": {
-        const content = message.content.flatMap(toolResultBlock);
-        push("user", [
+        ],
+      };
+    case "tool": {
+      const content = message.content.flatMap(toolResultBlock);
+      return {
+        role: "user",
+        content: [
           {
             type: "tool_result",
             tool_use_id: message.toolCallId,
@@ -61,13 +99,10 @@ export function toAnthropicMessages(messages: readonly Message[], context: strin
             ...(content.length > 0 ? { content } : {}),
             is_error: message.isError,
           },
-        ]);
-        break;
-      }
+        ],
+      };
     }
   }
-  if (context) push("user", [{ type: "text", text: context }]);
-  return turns;
 }
 
 function userBlock(block: ContentBlock): BlockParam[] {

@@ -31,15 +31,40 @@ interface AssistantOutputMessage {
 /** One item of the request's `input`. */
 export type InputItem = ResponseInputItem | AssistantOutputMessage;
 
-/** The conversation as `input` items, in order. */
+/**
+ * Each message's items, by object identity. The runner hands the same message objects to every
+ * turn, so only messages not seen before are mapped (and their saved calls compared with their
+ * tool calls, which parses the saved arguments): a request costs what its new messages cost.
+ * Harness messages are never changed in place (a `beforeModel` hook that rewrites one makes a new
+ * object, which is then mapped afresh), and a message's items depend on nothing but the message,
+ * so one module-wide cache serves every binding. Entries go with their messages.
+ */
+const mappedMessages = new WeakMap<Message, readonly InputItem[]>();
+
+/**
+ * The conversation as `input` items, in order. The list is new on every call; the items in it
+ * are shared with earlier calls (see `mappedMessages`): treat them as read-only.
+ */
 export function toInputItems(messages: readonly Message[]): InputItem[] {
   const items: InputItem[] = [];
   for (const message of messages) {
+    for (const item of messageItems(message)) items.push(item);
+  }
+  return items;
+}
+
+/** The message's items, from the cache when this object was mapped before. */
+function messageItems(message: Message): readonly InputItem[] {
+  let mapped = mappedMessages.get(message);
+  if (!mapped) {
+    const items: InputItem[] = [];
     if (message.role === "user") pushUser(items, message.content);
     else if (message.role === "assistant") pushAssistant(items, message);
     else items.push(functionCallOutput(message));
+    mapped = items;
+    mappedMessages.set(message, mapped);
   }
-  return items;
+  return mapped;
 }
 
 /** A user message item holding one text. */
