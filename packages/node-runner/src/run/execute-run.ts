@@ -1,4 +1,4 @@
-import type { ContentBlock, ErrorInfo, RunResult, Usage } from "@castellan/harness";
+import type { ContentBlock, ErrorInfo, RunEvent, RunResult, Usage } from "@castellan/harness";
 import { CastellanError, projectTurn, textOf } from "@castellan/harness";
 import { RunAbortedError, SessionStateError } from "../errors.js";
 import { type Emit, type SessionCore, turnContext } from "../session/session-core.js";
@@ -9,7 +9,7 @@ import { settleInterrupted } from "./interrupted.js";
 import type { JoinQueue } from "./join-queue.js";
 import { callModel } from "./model-call.js";
 import { notifyStateChanged } from "./state-notify.js";
-import { runToolBatch } from "./tool-batch.js";
+import { type Lead, runToolBatch } from "./tool-batch.js";
 import { BudgetExceededError, checkBudget, type UsageBudget } from "./usage-budget.js";
 
 /** A turn-limit stop: the Run made as many model calls as it may. */
@@ -76,31 +76,40 @@ export async function executeRun(core: SessionCore, run: RunRequest, emit: Emit)
         checkBudget(run.budget, usage);
       });
       if (answer.usage) addUsage(usage, answer.usage);
-      await core.persist([
-        {
-          kind: "assistant-message",
-          runId,
-          turn,
-          message: answer.message,
-          stopReason: answer.stopReason,
-          model: model.specifier,
-          ...(answer.usage ? { usage: answer.usage } : {}),
-        },
-      ]);
-      emit({ kind: "assistant-message", runId, turn, message: answer.message, stopReason: answer.stopReason });
+      // The answer is saved with what follows it (the batch's first append, or the Run's end),
+      // and reported once saved: one sync fewer per turn.
+      const answered: Lead = {
+        records: [
+          {
+            kind: "assistant-message",
+            runId,
+            turn,
+            message: answer.message,
+            stopReason: answer.stopReason,
+            model: model.specifier,
+            ...(answer.usage ? { usage: answer.usage } : {}),
+          },
+        ],
+        events: [{ kind: "assistant-message", runId, turn, message: answer.message, stopReason: answer.stopReason }],
+      };
 
       if (answer.message.toolCalls.length > 0) {
         const visible = new Set(projection.tools.map((tool) => tool.name));
-        await runToolBatch(core, answer.message.toolCalls, { runId, turn, signal, emit, visible });
+        await runToolBatch(core, answer.message.toolCalls, { runId, turn, signal, emit, visible, lead: answered });
         emit({ kind: "turn-end", runId, turn });
         await takeJoined(core, run, emit);
         continue;
       }
-      emit({ kind: "turn-end", runId, turn });
-      if (await takeJoined(core, run, emit)) continue;
-      // A host write queued during the Run is shown to the model before the Run ends.
-      if (core.history.state.pending.length > 0) continue;
-      return await complete(core, run, emit, answer.message.content, turnsThisRun, usage);
+      const turnEnd: RunEvent = { kind: "turn-end", runId, turn };
+      // A host write queued during the Run, or joined input, is shown to the model before the Run ends.
+      if (run.joined.size === 0 && core.history.state.pending.length === 0) {
+        const lead: Lead = { records: answered.records, events: [...answered.events, turnEnd] };
+        return await complete(core, run, emit, answer.message.content, turnsThisRun, usage, lead);
+      }
+      await core.persist(answered.records);
+      for (const event of answered.events) emit(event);
+      emit(turnEnd);
+      await takeJoined(core, run, emit);
     }
   } catch (caught) {
     run.joined.close(runId);
@@ -169,11 +178,13 @@ async function complete(
   content: readonly ContentBlock[],
   turns: number,
   usage: Usage,
+  lead: Lead = { records: [], events: [] },
 ): Promise<RunResult> {
   const { runId } = run;
   const result: RunResult = { runId, content, text: textOf(content), turns, usage: { ...usage } };
-  await core.persist([{ kind: "run-end", runId, status: "completed" }]);
+  await core.persist([...lead.records, { kind: "run-end", runId, status: "completed" }]);
   run.joined.close(runId);
+  for (const event of lead.events) emit(event);
   emit({ kind: "run-end", runId, status: "completed", result });
   return result;
 }

@@ -1,4 +1,4 @@
-import type { JsonValue, ToolCall, ToolContext, ToolResult } from "@castellan/harness";
+import type { JsonValue, RunEvent, ToolCall, ToolContext, ToolResult } from "@castellan/harness";
 import { CastellanError, deepFreeze } from "@castellan/harness";
 import { type OpenCall, unrecordedOutcome } from "../history/session-history.js";
 import { askApproval, decidePermission, type PermissionOutcome } from "../permissions/decide.js";
@@ -37,6 +37,14 @@ export interface BatchContext {
   readonly visible: ReadonlySet<string>;
   /** Set when an interrupted batch is being settled by an explicit resume. */
   readonly resume?: { readonly retryIdempotent: boolean };
+  /** Records (the turn's answer) to save with the batch's first append, and their events, reported once saved. */
+  readonly lead?: Lead;
+}
+
+/** Records that ride with the next append, and the events that report them once they are saved. */
+export interface Lead {
+  readonly records: readonly SessionRecord[];
+  readonly events: readonly RunEvent[];
 }
 
 /**
@@ -57,7 +65,8 @@ export async function runToolBatch(
   const active = core.history.activeRun;
   // A resumed batch keeps the writes of the calls that settled before the crash.
   if (context.resume) for (const changes of active?.batchWrites ?? []) batch.seed(changes);
-  const log = new BatchLog(core);
+  const log = new BatchLog(core, emit);
+  if (context.lead) log.hold(context.lead.records, context.lead.events);
   if (!active?.batchOpen)
     log.hold([{ kind: "tool-batch-start", runId, turn, toolCallIds: calls.map((call) => call.id) }]);
   let settled: SessionRecord[] = [];
@@ -93,21 +102,36 @@ export async function runToolBatch(
 
 /**
  * Appends a batch's records, letting records that need not be durable on their own (the
- * batch's start) ride with the next append, so a turn costs fewer syncs.
+ * turn's answer, the batch's start) ride with the next append, so a turn costs fewer syncs.
+ * Events that report held records, and any event reported after them, wait for that append.
  */
 class BatchLog {
   private held: SessionRecord[] = [];
+  private waiting: RunEvent[] = [];
 
-  constructor(private readonly core: SessionCore) {}
+  constructor(
+    private readonly core: SessionCore,
+    private readonly emitNow: Emit,
+  ) {}
 
-  hold(records: readonly SessionRecord[]): void {
+  hold(records: readonly SessionRecord[], events: readonly RunEvent[] = []): void {
     this.held.push(...records);
+    this.waiting.push(...events);
   }
 
-  write(records: readonly SessionRecord[]): Promise<void> {
+  /** Reports an event now, or after the held records it follows are saved. */
+  emit(event: RunEvent): void {
+    if (this.waiting.length > 0) this.waiting.push(event);
+    else this.emitNow(event);
+  }
+
+  async write(records: readonly SessionRecord[]): Promise<void> {
     const all = [...this.held, ...records];
     this.held = [];
-    return this.core.persist(all);
+    await this.core.persist(all);
+    const events = this.waiting;
+    this.waiting = [];
+    for (const event of events) this.emitNow(event);
   }
 }
 
@@ -242,7 +266,7 @@ async function decide(
   context: BatchContext,
   log: BatchLog,
 ): Promise<ToolResult | undefined> {
-  const { runId, turn, emit, signal } = context;
+  const { runId, turn, signal } = context;
   const request = {
     agent: { id: core.agent.id },
     sessionId: core.sessionId,
@@ -298,7 +322,7 @@ async function decide(
     if (signal.aborted) return errorResult("Not run: the run was aborted while the call awaited approval.");
     outcome = { decision: "deny", decidedBy: "approval", reason: `The approval adapter failed: ${describe(error)}` };
   }
-  emit({
+  log.emit({
     kind: "tool-permission",
     runId,
     turn,
