@@ -1,22 +1,11 @@
-import type { ModelRequest, ModelStreamEvent } from "@castellan/harness";
+import type { ModelRequest } from "@castellan/harness";
 import { describe, expect, it } from "vitest";
 import { ScriptExhaustedError, scriptedModel } from "../src/testing/index.js";
+import { userRequest } from "./support/request.js";
+import { neverAborts as signal } from "./support/signal.js";
+import { collect } from "./support/stream.js";
 
-const request = (text: string): ModelRequest => ({
-  system: "sys",
-  context: "",
-  messages: [{ role: "user", content: [{ type: "text", text }] }],
-  tools: [],
-  hostedTools: [],
-});
-
-async function collect(stream: AsyncIterable<ModelStreamEvent>): Promise<ModelStreamEvent[]> {
-  const events: ModelStreamEvent[] = [];
-  for await (const event of stream) events.push(event);
-  return events;
-}
-
-const signal = () => new AbortController().signal;
+const request = (text: string): ModelRequest => userRequest(text, { system: "sys" });
 
 describe("scriptedModel", () => {
   it("answers each request with the next step and records the requests", async () => {

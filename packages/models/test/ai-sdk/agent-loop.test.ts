@@ -1,15 +1,13 @@
 // A whole agent loop through @castellan/node-runner with an AI SDK model (@ai-sdk/openai's
 // Responses model against a loopback server): a tool round trip, the Session saved by the file
 // store and continued after reopening, with the reasoning block sent back from the saved log.
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { createOpenAI } from "@ai-sdk/openai";
 import { defineAgent, defineTool, type RunEvent } from "@castellan/harness";
 import { aiSdk } from "@castellan/models/ai-sdk";
 import { createFileSessionStore, openSession } from "@castellan/node-runner";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type HttpFixture, type SseEvent, sendJson, sendSse, startHttpFixture } from "../support/http-fixture.js";
+import { readFiles, removeDir, tempDir } from "../support/temp-dir.js";
 
 const KEY = "sk-test-agent-loop-KEY-c0ffee";
 let fixture: HttpFixture;
@@ -19,11 +17,11 @@ beforeEach(async () => {
   fixture = await startHttpFixture((_request, response) =>
     sendJson(response, 500, { error: { message: "no handler" } }),
   );
-  directory = await mkdtemp(join(tmpdir(), "castellan-ai-sdk-"));
+  directory = await tempDir("castellan-ai-sdk-");
 });
 afterEach(async () => {
   await fixture.close();
-  await rm(directory, { recursive: true, force: true });
+  await removeDir(directory);
 });
 
 function event(type: string, body: Record<string, unknown>): SseEvent {
@@ -122,9 +120,7 @@ async function runToEnd(session: Awaited<ReturnType<typeof open>>, input: string
 }
 
 async function savedLog(): Promise<string> {
-  let text = "";
-  for (const name of await readdir(directory)) text += await readFile(join(directory, name), "utf8");
-  return text;
+  return (await readFiles(directory)).join("");
 }
 
 describe("an agent loop on an AI SDK model", () => {

@@ -8,6 +8,7 @@ import {
 } from "@castellan/harness";
 import { aiSdk } from "@castellan/models/ai-sdk";
 import { describe, expect, it } from "vitest";
+import { neverAborts as signal } from "../support/signal.js";
 import { apiCallError, collect, fakeLanguageModel, finish, textParts } from "./support/fake-language-model.js";
 
 const KEY = "sk-test-SECRET-0123456789";
@@ -31,10 +32,6 @@ function lastError(events: readonly ModelStreamEvent[]): ModelProviderError {
 function expectNoKey(error: Error): void {
   for (const text of [error.message, error.stack ?? "", JSON.stringify(error), String(error)])
     expect(text).not.toContain(KEY);
-}
-
-function signal(): AbortSignal {
-  return new AbortController().signal;
 }
 
 describe("aiSdk errors", () => {

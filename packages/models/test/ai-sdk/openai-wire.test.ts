@@ -10,6 +10,7 @@ import {
 import { aiSdk } from "@castellan/models/ai-sdk";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type HttpFixture, sendJson, sendSse, startHttpFixture } from "../support/http-fixture.js";
+import { neverAborts as signal } from "../support/signal.js";
 import { collect } from "./support/fake-language-model.js";
 import { end, errorBody, textChunks, toolCallChunks } from "./support/openai-sse.js";
 
@@ -42,10 +43,6 @@ const ask: ModelRequest = {
   ],
   hostedTools: [],
 };
-
-function signal(): AbortSignal {
-  return new AbortController().signal;
-}
 
 /** The `messages` of the request the fixture received at `index`. */
 function sentMessages(index: number): unknown[] {

@@ -5,6 +5,7 @@ import type { Message, ModelRequest } from "@castellan/harness";
 import { describe, expect, it } from "vitest";
 import { aiSdkBlock } from "../../src/ai-sdk/provider-blocks.js";
 import { toPrompt } from "../../src/ai-sdk/request.js";
+import { modelRequest } from "../support/request.js";
 
 const png = { type: "image" as const, mediaType: "image/png", data: "iVBORw0KGgo=" };
 
@@ -51,7 +52,7 @@ function conversation(turns: number): Message[] {
 }
 
 function request(messages: readonly Message[]): ModelRequest {
-  return { system: "Be brief.", context: "Today is Monday.", messages, tools: [], hostedTools: [] };
+  return modelRequest({ system: "Be brief.", context: "Today is Monday.", messages });
 }
 
 describe("aiSdk prompt mapping across turns", () => {

@@ -2,13 +2,12 @@ import type { LanguageModelV4Prompt } from "@ai-sdk/provider";
 import { isModelProviderError, type ModelRequest, type ModelStreamEvent } from "@castellan/harness";
 import { aiSdk } from "@castellan/models/ai-sdk";
 import { describe, expect, it } from "vitest";
+import { modelRequest } from "../support/request.js";
 import { collect, fakeLanguageModel, finish, textParts } from "./support/fake-language-model.js";
 
 const PNG = "iVBORw0KGgo=";
 
-function request(overrides: Partial<ModelRequest> = {}): ModelRequest {
-  return { system: "", context: "", messages: [], tools: [], hostedTools: [], ...overrides };
-}
+const request = modelRequest;
 
 /** Streams one request through a fake model that answers "ok"; returns the call options and events. */
 async function send(overrides: Partial<ModelRequest>, options: Parameters<typeof aiSdk>[1] = {}, provider?: string) {

@@ -1,15 +1,13 @@
 // A whole agent loop through @castellan/node-runner on the Anthropic binding: the model asks
 // for a tool, the Runner runs it, the result (text and an image) goes back, and the model
 // answers; the Session log is saved by the file store.
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { defineAgent, defineTool, type RunEvent } from "@castellan/harness";
 import { anthropic } from "@castellan/models/anthropic";
 import { createFileSessionStore, openSession } from "@castellan/node-runner";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type HttpFixture, startHttpFixture } from "../support/http-fixture.ts";
+import { readFiles, removeDir, tempDir } from "../support/temp-dir.ts";
 import { answer, assertNoKey, FAKE_KEY, MODEL, messageBodies, sendAnswer } from "./support/wire.ts";
 
 const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
@@ -18,7 +16,7 @@ const SIGNATURE = "ErUBCkYIBRgCIkBsig/+==";
 let fixture: HttpFixture;
 let directory: string;
 beforeEach(async () => {
-  directory = await mkdtemp(join(tmpdir(), "castellan-anthropic-loop-"));
+  directory = await tempDir("castellan-anthropic-loop-");
   let call = 0;
   fixture = await startHttpFixture((_request, response) => {
     call++;
@@ -43,7 +41,7 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   await fixture.close();
-  await rm(directory, { recursive: true, force: true });
+  await removeDir(directory);
 });
 
 describe("an agent loop on the Anthropic binding", () => {
@@ -116,8 +114,7 @@ describe("an agent loop on the Anthropic binding", () => {
     expect(events.filter((event) => event.kind === "assistant-thinking-delta")).toHaveLength(1);
     expect(events.some((event) => event.kind === "tool-end")).toBe(true);
 
-    const files = await readdir(directory);
-    const saved = await Promise.all(files.map((file) => readFile(join(directory, file), "utf8")));
+    const saved = await readFiles(directory);
     expect(saved.join("")).toContain(SIGNATURE);
     assertNoKey(events, saved);
     expect(saved.join("")).not.toContain(FAKE_KEY);

@@ -1,8 +1,9 @@
-import type { ServerResponse } from "node:http";
 import type { ModelStreamEvent } from "@castellan/harness";
 import { anthropic, listModels } from "@castellan/models/anthropic";
 import { afterEach, describe, expect, it } from "vitest";
+import { closed } from "../support/connection.ts";
 import { type HttpFixture, startHttpFixture } from "../support/http-fixture.ts";
+import { expectNoLeak, activeResources as resources, settle } from "../support/resources.ts";
 import { answer, assertNoKey, FAKE_KEY, finalError, MODEL, request, sendAnswer, sendError } from "./support/wire.ts";
 
 let fixture: HttpFixture | undefined;
@@ -10,35 +11,6 @@ afterEach(async () => {
   await fixture?.close();
   fixture = undefined;
 });
-
-/** Sockets and timers this process holds. */
-function resources(): { sockets: number; timers: number } {
-  const info = process.getActiveResourcesInfo();
-  return {
-    sockets: info.filter((name) => name === "TCPSocketWrap").length,
-    timers: info.filter((name) => name === "Timeout").length,
-  };
-}
-
-/** Nothing was added since `before` (other tests' timers may have ended meanwhile). */
-function expectNoLeak(before: { sockets: number; timers: number }): void {
-  const after = resources();
-  expect(after.sockets).toBeLessThanOrEqual(before.sockets);
-  expect(after.timers).toBeLessThanOrEqual(before.timers);
-}
-
-/** Resolves when the server side of a response's connection has closed. */
-function closed(response: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    if (response.socket?.destroyed) resolve();
-    else response.on("close", () => resolve());
-  });
-}
-
-/** Lets close callbacks that are already due run (handles leave the list in their close callback). */
-async function settle(): Promise<void> {
-  for (let turn = 0; turn < 5; turn++) await new Promise<void>((resolve) => setImmediate(resolve));
-}
 
 describe("cancelling an Anthropic call", () => {
   it("ends a started stream promptly with an error event and leaves no socket or timer", async () => {

@@ -1,17 +1,13 @@
 // A thinking conversation continued across a process restart: one process saves the Session
 // with the file store, another reopens it, and the second process's request carries the
 // thinking block with its signature exactly as Anthropic sent it.
-import { execFile } from "node:child_process";
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runNode } from "../support/child-process.ts";
 import { type HttpFixture, startHttpFixture } from "../support/http-fixture.ts";
+import { readFiles, removeDir, tempDir } from "../support/temp-dir.ts";
 import { answer, FAKE_KEY, messageBodies, sendAnswer } from "./support/wire.ts";
 
-const exec = promisify(execFile);
 const script = fileURLToPath(new URL("./support/thinking-session.ts", import.meta.url));
 // Characters a careless round trip would change: JSON escapes, a line separator, non-ASCII.
 const SIGNATURE = 'EqQBCkYIBRgCIkB/+sig==\u2028"quoted"\\slash\u00e9\u{1F512}end';
@@ -20,7 +16,7 @@ const REDACTED = "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT==";
 let fixture: HttpFixture;
 let directory: string;
 beforeEach(async () => {
-  directory = await mkdtemp(join(tmpdir(), "castellan-anthropic-restart-"));
+  directory = await tempDir("castellan-anthropic-restart-");
   let call = 0;
   fixture = await startHttpFixture((_request, response) => {
     call++;
@@ -38,15 +34,17 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   await fixture.close();
-  await rm(directory, { recursive: true, force: true });
+  await removeDir(directory);
 });
 
 function runProcess(message: string) {
   // No real Anthropic settings from outside reach the child; the binding reads none anyway.
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("ANTHROPIC_")));
-  return exec(process.execPath, [script, message], {
-    env: { ...env, FIXTURE_URL: fixture.url, SESSION_DIRECTORY: directory, FAKE_ANTHROPIC_KEY: FAKE_KEY },
-  });
+  return runNode(
+    script,
+    [message],
+    { FIXTURE_URL: fixture.url, SESSION_DIRECTORY: directory, FAKE_ANTHROPIC_KEY: FAKE_KEY },
+    "ANTHROPIC_",
+  );
 }
 
 describe("a thinking conversation across a process restart", () => {
@@ -74,7 +72,7 @@ describe("a thinking conversation across a process restart", () => {
     const raw = fixture.requests.filter((request) => request.path === "/v1/messages")[1]?.body ?? "";
     expect(raw).toContain(JSON.stringify(SIGNATURE));
 
-    const saved = await Promise.all((await readdir(directory)).map((file) => readFile(join(directory, file), "utf8")));
+    const saved = await readFiles(directory);
     expect(saved.join("")).not.toContain(FAKE_KEY);
     expect(first.stdout + first.stderr + second.stdout + second.stderr).not.toContain(FAKE_KEY);
   });

@@ -2,25 +2,16 @@ import type { ModelRequest, ModelStreamEvent } from "@castellan/harness";
 import { afterEach, describe, expect, it } from "vitest";
 import { codex } from "../../src/codex/index.js";
 import { type HttpFixture, sendJson, sendSse, startHttpFixture } from "../support/http-fixture.js";
+import { userRequest } from "../support/request.js";
+import { activeTimers } from "../support/resources.js";
 import { errorOf, FAKE_KEY, ResponsesStream } from "./support/responses-sse.js";
 
-const request: ModelRequest = {
-  system: "",
-  context: "",
-  messages: [{ role: "user", content: [{ type: "text", text: "Hi" }] }],
-  tools: [],
-  hostedTools: [],
-};
+const request: ModelRequest = userRequest("Hi");
 let fixture: HttpFixture | undefined;
 afterEach(async () => {
   await fixture?.close();
   fixture = undefined;
 });
-
-/** Active timers of this process. */
-function activeTimers(): number {
-  return process.getActiveResourcesInfo().filter((kind) => kind === "Timeout").length;
-}
 
 /** A promise settled when the server sees the client's connection close. */
 function serverSeesClose() {

@@ -2,6 +2,7 @@ import { isModelProviderError, type Message, type ModelRequest } from "@castella
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CodexOptions, codex } from "../../src/codex/index.js";
 import { type HttpFixture, sendSse, startHttpFixture } from "../support/http-fixture.js";
+import { modelRequest } from "../support/request.js";
 import { collect, errorOf, FAKE_KEY, ResponsesStream } from "./support/responses-sse.js";
 
 let fixture: HttpFixture;
@@ -20,9 +21,7 @@ const reasoningItem = {
   encrypted_content: "gAAAA-opaque",
 };
 
-function base(overrides: Partial<ModelRequest>): ModelRequest {
-  return { system: "", context: "", messages: [], tools: [], hostedTools: [], ...overrides };
-}
+const base = modelRequest;
 
 /** Sends the request and returns the JSON body the fixture received. */
 async function sent(request: ModelRequest, options: Partial<CodexOptions> = {}): Promise<Record<string, unknown>> {

@@ -1,38 +1,32 @@
 // The codex adapter under a real agent loop (@castellan/node-runner): tool round trips with
 // images, and reasoning continuation across a process restart with the file store.
-import { execFile } from "node:child_process";
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { defineAgent, defineTool, type RunEvent } from "@castellan/harness";
 import { createFileSessionStore, openSession } from "@castellan/node-runner";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { codex } from "../../src/codex/index.js";
+import { runNode } from "../support/child-process.js";
 import { type HttpFixture, sendSse, startHttpFixture } from "../support/http-fixture.js";
+import { readFiles, removeDir, tempDir } from "../support/temp-dir.js";
 import { FAKE_KEY, ResponsesStream } from "./support/responses-sse.js";
 
-const run = promisify(execFile);
 const child = fileURLToPath(new URL("./fixtures/codex-session.ts", import.meta.url));
 const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
 
 let directory: string;
 let fixture: HttpFixture | undefined;
 beforeEach(async () => {
-  directory = await mkdtemp(join(tmpdir(), "castellan-codex-"));
+  directory = await tempDir("castellan-codex-");
 });
 afterEach(async () => {
   await fixture?.close();
   fixture = undefined;
-  await rm(directory, { recursive: true, force: true });
+  await removeDir(directory);
 });
 
 /** Everything the store saved, as one string. */
 async function savedLogs(): Promise<string> {
-  let text = "";
-  for (const name of await readdir(directory)) text += await readFile(join(directory, name), "utf8");
-  return text;
+  return (await readFiles(directory)).join("");
 }
 
 /** Serves one prepared stream per request, in order. */
@@ -134,11 +128,11 @@ describe("codex in a Session", () => {
     const second = new ResponsesStream("resp_b").text(["Your project is Cedar."]);
     second.completed();
     const server = await serveInOrder([first, second]);
-    const env = { ...process.env, CODEX_BASE_URL: server.url, CODEX_TEST_KEY: FAKE_KEY, SESSION_DIRECTORY: directory };
+    const env = { CODEX_BASE_URL: server.url, CODEX_TEST_KEY: FAKE_KEY, SESSION_DIRECTORY: directory };
 
-    const one = await run(process.execPath, [child, "Remember our project is Cedar."], { env });
+    const one = await runNode(child, ["Remember our project is Cedar."], env);
     expect(JSON.parse(one.stdout.trim().split("\n").at(-1) as string)).toEqual({ text: "Noted." });
-    const two = await run(process.execPath, [child, "What is our project called?"], { env });
+    const two = await runNode(child, ["What is our project called?"], env);
     expect(JSON.parse(two.stdout.trim().split("\n").at(-1) as string)).toEqual({ text: "Your project is Cedar." });
 
     const restored = server.requests[1];

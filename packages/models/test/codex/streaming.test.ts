@@ -2,6 +2,7 @@ import type { ModelRequest } from "@castellan/harness";
 import { afterEach, describe, expect, it } from "vitest";
 import { codex } from "../../src/codex/index.js";
 import { type HttpFixture, sendSse, startHttpFixture } from "../support/http-fixture.js";
+import { neverAborts as signal } from "../support/signal.js";
 import { collect, FAKE_KEY, ResponsesStream, textOfEvents } from "./support/responses-sse.js";
 
 const request: ModelRequest = {
@@ -11,7 +12,6 @@ const request: ModelRequest = {
   tools: [{ name: "lookup", description: "Look something up", inputSchema: { type: "object" } }],
   hostedTools: [],
 };
-const signal = () => new AbortController().signal;
 let fixture: HttpFixture | undefined;
 afterEach(async () => {
   await fixture?.close();

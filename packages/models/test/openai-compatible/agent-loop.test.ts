@@ -2,15 +2,13 @@
 // server: a tool round trip whose tool returns an image (sent back as a labelled user image
 // after the tool reply), usage and cost on the run, and the conversation continued by a
 // reopened Session from the file store, with the key in no saved record.
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { defineAgent, defineTool, type RunEvent } from "@castellan/harness";
 import { createFileSessionStore, openSession } from "@castellan/node-runner";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openaiCompatible } from "../../src/openai-compatible/index.js";
 import { type HttpFixture, sendSse, startHttpFixture } from "../support/http-fixture.js";
+import { readFiles, removeDir, tempDir } from "../support/temp-dir.js";
 import { chatRequests, fakeKey, textAnswer, toolCallAnswer } from "./chat-fixture.js";
 
 const pixel = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
@@ -19,7 +17,7 @@ let fixture: HttpFixture;
 let directory: string;
 
 beforeEach(async () => {
-  directory = await mkdtemp(join(tmpdir(), "castellan-compatible-loop-"));
+  directory = await tempDir("castellan-compatible-loop-");
   let call = 0;
   fixture = await startHttpFixture((_request, response) => {
     call++;
@@ -36,7 +34,7 @@ beforeEach(async () => {
 
 afterEach(async () => {
   await fixture.close();
-  await rm(directory, { recursive: true, force: true });
+  await removeDir(directory);
 });
 
 const screenshot = defineTool({
@@ -119,8 +117,8 @@ describe("openaiCompatible in an agent loop", () => {
     ]);
     expect(continued?.at(-1)).toEqual({ role: "user", content: "Which page did I ask about?" });
 
-    for (const file of await readdir(directory)) {
-      expect(await readFile(join(directory, file), "utf8")).not.toContain(fakeKey);
+    for (const saved of await readFiles(directory)) {
+      expect(saved).not.toContain(fakeKey);
     }
     expect(JSON.stringify(events)).not.toContain(fakeKey);
   });

@@ -1,8 +1,8 @@
 // Aborting a call: mid-stream, before the answer's headers, and while waiting to retry. Each
 // ends the stream with an error event and closes the connection the server saw.
-import type { ServerResponse } from "node:http";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openaiCompatible } from "../../src/openai-compatible/index.js";
+import { closed } from "../support/connection.js";
 import { type HttpFixture, sendJson, sendSse, startHttpFixture } from "../support/http-fixture.js";
 import { chunk, collect, errorBody, errorOf, fakeKey, modelRequest } from "./chat-fixture.js";
 
@@ -18,11 +18,6 @@ afterEach(async () => {
 
 function model() {
   return openaiCompatible({ baseURL: `${fixture.url}/v1`, apiKey: fakeKey, model: "fixture-model" });
-}
-
-/** Resolves when the server-side response is closed (the client went away). */
-function closed(response: ServerResponse): Promise<void> {
-  return new Promise((resolve) => response.on("close", () => resolve()));
 }
 
 describe("openaiCompatible cancellation", () => {

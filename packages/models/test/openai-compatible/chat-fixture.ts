@@ -3,6 +3,16 @@
 // `data: [DONE]`, and small readers for what the adapter emitted.
 import type { ModelRequest, ModelStreamEvent } from "@castellan/harness";
 import type { RecordedRequest, SseEvent } from "../support/http-fixture.js";
+import { userRequest } from "../support/request.js";
+
+export { errorText } from "../support/secrets.js";
+export { never } from "../support/signal.js";
+export { collect, textOf } from "../support/stream.js";
+
+/** A request with defaults for what the test does not set. */
+export function modelRequest(partial: Partial<ModelRequest> = {}): ModelRequest {
+  return userRequest("Hello", partial);
+}
 
 /** A fake key: tests assert it never leaves the binding except in the Authorization header. */
 export const fakeKey = "sk-test-FAKE-0123456789abcdef";
@@ -79,56 +89,12 @@ export function errorBody(message: string, type: string, code: string | number |
   return { error: { message, type, param: null, code } };
 }
 
-/** A request with defaults for what the test does not set. */
-export function modelRequest(partial: Partial<ModelRequest> = {}): ModelRequest {
-  return {
-    system: "",
-    context: "",
-    tools: [],
-    hostedTools: [],
-    messages: [{ role: "user", content: [{ type: "text", text: "Hello" }] }],
-    ...partial,
-  };
-}
-
-/** Every event of a stream, in order; `onEvent` sees each as it arrives. */
-export async function collect(
-  stream: AsyncIterable<ModelStreamEvent>,
-  onEvent?: (event: ModelStreamEvent) => void,
-): Promise<ModelStreamEvent[]> {
-  const events: ModelStreamEvent[] = [];
-  for await (const event of stream) {
-    events.push(event);
-    onEvent?.(event);
-  }
-  return events;
-}
-
-export const never = new AbortController().signal;
-
-/** The text of the text deltas. */
-export function textOf(events: readonly ModelStreamEvent[]): string {
-  return events.map((event) => (event.type === "text-delta" ? event.text : "")).join("");
-}
-
 /** The error that ended the stream (asserting there is exactly one, last). */
 export function errorOf(events: readonly ModelStreamEvent[]): Error & Record<string, unknown> {
   const last = events.at(-1);
   if (last?.type !== "error") throw new Error(`expected the stream to end with an error: ${JSON.stringify(events)}`);
   if (events.filter((event) => event.type === "error").length !== 1) throw new Error("more than one error event");
   return last.error as Error & Record<string, unknown>;
-}
-
-/** Everything an error exposes, for asserting a secret is absent from all of it. */
-export function errorText(error: unknown): string {
-  const parts: string[] = [];
-  let current: unknown = error;
-  for (let depth = 0; current !== undefined && current !== null && depth < 5; depth++) {
-    if (current instanceof Error) parts.push(current.message, current.stack ?? "");
-    parts.push(JSON.stringify(current), String(current));
-    current = (current as { cause?: unknown }).cause;
-  }
-  return parts.join("\n");
 }
 
 /** The chat requests the fixture received (POST …/chat/completions), as parsed JSON. */

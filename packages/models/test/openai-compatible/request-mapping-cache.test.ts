@@ -5,6 +5,7 @@ import type { Message, ModelRequest } from "@castellan/harness";
 import { describe, expect, it } from "vitest";
 import { reasoningBlock } from "../../src/openai-compatible/reasoning-details.js";
 import { type ChatRequestOptions, chatRequestBody } from "../../src/openai-compatible/request-mapping.js";
+import { modelRequest } from "../support/request.js";
 
 const options: ChatRequestOptions = { model: "fixture-model", maxOutputTokens: 512, maxTokensField: "max_tokens" };
 const png = { type: "image" as const, mediaType: "image/png", data: "iVBORw0KGgo=" };
@@ -44,7 +45,7 @@ function conversation(turns: number): Message[] {
 }
 
 function request(messages: readonly Message[]): ModelRequest {
-  return { system: "Be brief.", context: "Today is Monday.", messages, tools: [], hostedTools: [] };
+  return modelRequest({ system: "Be brief.", context: "Today is Monday.", messages });
 }
 
 describe("openai-compatible request mapping across turns", () => {

@@ -1,10 +1,11 @@
 // OpenRouter's public model discovery and key check against the loopback server: parsing the
 // catalog into capabilities, cancellation, and typed errors without the key in them.
-import type { ServerResponse } from "node:http";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { listOpenRouterModels, verifyOpenRouterKey } from "../../src/openrouter/index.js";
 import { errorText, fakeKey } from "../openai-compatible/chat-fixture.js";
+import { closed } from "../support/connection.js";
 import { type HttpFixture, sendJson, startHttpFixture } from "../support/http-fixture.js";
+import { never } from "../support/signal.js";
 import { catalog } from "./catalog-fixture.js";
 
 let fixture: HttpFixture;
@@ -16,12 +17,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await fixture.close();
 });
-
-const never = new AbortController().signal;
-
-function closed(response: ServerResponse): Promise<void> {
-  return new Promise((resolve) => response.on("close", () => resolve()));
-}
 
 async function rejection(promise: Promise<unknown>): Promise<Error & Record<string, unknown>> {
   return promise.then(

@@ -1,7 +1,6 @@
 // The openrouter binding against the loopback server: attribution headers, the catalog check
 // before any inference (at most once, shared, cancellable), context window and cost from the
 // catalog, OpenRouter's stream quirks, cancellation, and an agent loop through node-runner.
-import type { ServerResponse } from "node:http";
 import { defineAgent } from "@castellan/harness";
 import { openSession } from "@castellan/node-runner";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -20,6 +19,7 @@ import {
   textOf,
   usageChunk,
 } from "../openai-compatible/chat-fixture.js";
+import { closed } from "../support/connection.js";
 import { type FixtureHandler, type HttpFixture, sendJson, sendSse, startHttpFixture } from "../support/http-fixture.js";
 import { catalog } from "./catalog-fixture.js";
 
@@ -49,10 +49,6 @@ function model(options: Partial<OpenRouterOptions> = {}) {
 }
 
 const catalogReads = () => fixture.requests.filter((request) => request.path === "/api/v1/models").length;
-
-function closed(response: ServerResponse): Promise<void> {
-  return new Promise((resolve) => response.on("close", () => resolve()));
-}
 
 describe("openrouter", () => {
   it("sends the attribution headers and the key to the compatible Chat Completions endpoint", async () => {

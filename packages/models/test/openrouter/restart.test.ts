@@ -2,19 +2,15 @@
 // runs a tool round trip whose answers carry reasoning_details and saves the Session with the
 // file store; another reopens it, and its request carries every assistant message's
 // reasoning_details byte for byte as the first process assembled them.
-import { execFile } from "node:child_process";
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { chatRequests, fakeKey, textAnswer, toolCallAnswer } from "../openai-compatible/chat-fixture.js";
 import { claudeDetails, claudeReasoning, reasoningThen } from "../openai-compatible/reasoning-fixture.js";
+import { runNode } from "../support/child-process.js";
 import { type HttpFixture, sendJson, sendSse, startHttpFixture } from "../support/http-fixture.js";
+import { readFiles, removeDir, tempDir } from "../support/temp-dir.js";
 import { catalog } from "./catalog-fixture.js";
 
-const exec = promisify(execFile);
 const script = fileURLToPath(new URL("./support/reasoning-session.ts", import.meta.url));
 // Characters a careless round trip would change: JSON escapes, a line separator, non-ASCII.
 const SIGNATURE = 'EqQBCkYIBRgCIkB/+sig==\u2028"quoted"\\slash\u00e9\u{1F512}end';
@@ -26,7 +22,7 @@ let fixture: HttpFixture;
 let directory: string;
 
 beforeEach(async () => {
-  directory = await mkdtemp(join(tmpdir(), "castellan-openrouter-restart-"));
+  directory = await tempDir("castellan-openrouter-restart-");
   const answers = [
     reasoningThen(
       claudeReasoning(firstPieces, SIGNATURE, REDACTED),
@@ -45,20 +41,17 @@ beforeEach(async () => {
 
 afterEach(async () => {
   await fixture.close();
-  await rm(directory, { recursive: true, force: true });
+  await removeDir(directory);
 });
 
 function runProcess(message: string) {
   // No real OpenRouter settings from outside reach the child; the binding reads none anyway.
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("OPENROUTER")));
-  return exec(process.execPath, [script, message], {
-    env: {
-      ...env,
-      FIXTURE_URL: `${fixture.url}/api/v1`,
-      SESSION_DIRECTORY: directory,
-      FAKE_OPENROUTER_KEY: fakeKey,
-    },
-  });
+  return runNode(
+    script,
+    [message],
+    { FIXTURE_URL: `${fixture.url}/api/v1`, SESSION_DIRECTORY: directory, FAKE_OPENROUTER_KEY: fakeKey },
+    "OPENROUTER",
+  );
 }
 
 describe("OpenRouter reasoning across a process restart", () => {
@@ -94,7 +87,7 @@ describe("OpenRouter reasoning across a process restart", () => {
     // The first process sent the tool turn's details back within its own loop too.
     expect(requests[1]?.messages[2]?.reasoning_details).toEqual(toolTurn);
 
-    const saved = await Promise.all((await readdir(directory)).map((file) => readFile(join(directory, file), "utf8")));
+    const saved = await readFiles(directory);
     expect(saved.join("")).toContain(REDACTED);
     expect(saved.join("")).not.toContain(fakeKey);
     expect(first.stdout + first.stderr + second.stdout + second.stderr).not.toContain(fakeKey);

@@ -4,6 +4,7 @@ import { ModelProviderError, type ModelStreamEvent } from "@castellan/harness";
 import { describe, expect, it } from "vitest";
 import { MAX_RETRY_DELAY_MS, retryDelay, waitUnlessAborted } from "../../src/shared/retry.js";
 import { retryBeforeFirstEvent } from "../../src/shared/retry-stream.js";
+import { collect } from "../support/stream.js";
 
 const overloaded = (retryAfterMs?: number) =>
   new ModelProviderError("model_overloaded", "busy", {
@@ -13,12 +14,6 @@ const overloaded = (retryAfterMs?: number) =>
 
 const finish: ModelStreamEvent = { type: "finish", stopReason: "end" };
 const text: ModelStreamEvent = { type: "text-delta", text: "hi" };
-
-async function collect(stream: AsyncIterable<ModelStreamEvent>): Promise<ModelStreamEvent[]> {
-  const events: ModelStreamEvent[] = [];
-  for await (const event of stream) events.push(event);
-  return events;
-}
 
 describe("retryDelay", () => {
   it("backs off 0.5 s doubling up to 8 s without a retry-after, and honours one up to 60 s", () => {

@@ -7,6 +7,8 @@ import type {
   LanguageModelV4Usage,
 } from "@ai-sdk/provider";
 
+export { collect } from "../../support/stream.js";
+
 /** One scripted answer. */
 export interface FakeStep {
   /** The parts streamed, in order. */
@@ -130,11 +132,4 @@ export function apiCallError(fields: {
     error.isRetryable = status !== undefined && (status === 408 || status === 409 || status === 429 || status >= 500);
   }
   return error;
-}
-
-/** Collects a stream's events. */
-export async function collect<Event>(stream: AsyncIterable<Event>): Promise<Event[]> {
-  const events: Event[] = [];
-  for await (const event of stream) events.push(event);
-  return events;
 }

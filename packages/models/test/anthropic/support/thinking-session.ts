@@ -6,7 +6,7 @@
 import { pathToFileURL } from "node:url";
 import { defineAgent } from "@castellan/harness";
 import { anthropic } from "@castellan/models/anthropic";
-import { createFileSessionStore, openSession } from "@castellan/node-runner";
+import { runOneTurn } from "../../support/session-child.ts";
 
 const baseURL = process.env.FIXTURE_URL;
 const directory = process.env.SESSION_DIRECTORY;
@@ -19,14 +19,4 @@ const model = anthropic({
   thinking: { budgetTokens: 2_048 },
 });
 const agent = defineAgent("test.anthropic-thinking", { model, instructions: "Think, then answer." });
-const session = await openSession({
-  agent,
-  id: "thinking",
-  store: createFileSessionStore({ directory: pathToFileURL(`${directory}/`) }),
-});
-try {
-  const result = await session.run(process.argv.slice(2).join(" ")).result;
-  process.stdout.write(`${result.text}\n`);
-} finally {
-  await session.close();
-}
+await runOneTurn(agent, "thinking", pathToFileURL(`${directory}/`), process.argv.slice(2).join(" "));

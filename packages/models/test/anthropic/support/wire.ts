@@ -1,9 +1,12 @@
 // Anthropic's wire format for the fixture server: the Messages API's SSE events exactly as
 // the API names and frames them, JSON error bodies, and small helpers to drive an adapter.
 import type { ServerResponse } from "node:http";
-import { inspect } from "node:util";
 import type { ModelBinding, ModelRequest, ModelStreamEvent } from "@castellan/harness";
 import { type RecordedRequest, type SseEvent, sendJson, sendSse } from "../../support/http-fixture.ts";
+import { userRequest } from "../../support/request.ts";
+import { assertNoSecret } from "../../support/secrets.ts";
+import { neverAborts } from "../../support/signal.ts";
+import { collect as collectStream } from "../../support/stream.ts";
 
 /** A fake key: tests assert it never leaves the adapter except in the authorization header. */
 export const FAKE_KEY = "sk-ant-test-FAKE-0123456789abcdef";
@@ -122,25 +125,16 @@ export function errorEvent(type: string, message: string): SseEvent {
 
 /** A request with defaults for what a test does not care about. */
 export function request(overrides: Partial<ModelRequest> = {}): ModelRequest {
-  return {
-    system: "",
-    context: "",
-    messages: [{ role: "user", content: [{ type: "text", text: "Hi" }] }],
-    tools: [],
-    hostedTools: [],
-    ...overrides,
-  };
+  return userRequest("Hi", overrides);
 }
 
 /** Every event of one call. */
-export async function collect(
+export function collect(
   model: ModelBinding,
   input: ModelRequest = request(),
-  signal: AbortSignal = new AbortController().signal,
+  signal: AbortSignal = neverAborts(),
 ): Promise<ModelStreamEvent[]> {
-  const events: ModelStreamEvent[] = [];
-  for await (const item of model.stream(input, { signal })) events.push(item);
-  return events;
+  return collectStream(model.stream(input, { signal }));
 }
 
 /** The last event, which must be an error; returns it. */
@@ -159,18 +153,5 @@ export function messageBodies(requests: readonly RecordedRequest[]): Record<stri
 
 /** Asserts nothing observable carries the fake key. */
 export function assertNoKey(...values: unknown[]): void {
-  for (const value of values) {
-    const seen = new Set<unknown>();
-    const text = JSON.stringify(value, (_key, item) => {
-      if (item instanceof Error) {
-        if (seen.has(item)) return "[seen]";
-        seen.add(item);
-        return { ...item, name: item.name, message: item.message, stack: item.stack };
-      }
-      return item;
-    });
-    if (text?.includes(FAKE_KEY)) throw new Error("the API key leaked into JSON");
-    // inspect also walks `cause` chains and non-enumerable properties.
-    if (inspect(value, { depth: 12, showHidden: true }).includes(FAKE_KEY)) throw new Error("the API key leaked");
-  }
+  assertNoSecret(FAKE_KEY, ...values);
 }

@@ -3,6 +3,8 @@
 import type { ModelStreamEvent } from "@castellan/harness";
 import type { SseEvent } from "../../support/http-fixture.js";
 
+export { collect, textOf as textOfEvents } from "../../support/stream.js";
+
 type Json = Record<string, unknown>;
 
 /** A fake key of the shape OpenAI uses; tests assert it never leaves the adapter. */
@@ -151,18 +153,6 @@ export class ResponsesStream {
             },
     };
   }
-}
-
-/** Drains a model stream. */
-export async function collect(stream: AsyncIterable<ModelStreamEvent>): Promise<ModelStreamEvent[]> {
-  const events: ModelStreamEvent[] = [];
-  for await (const event of stream) events.push(event);
-  return events;
-}
-
-/** The concatenated text deltas. */
-export function textOfEvents(events: readonly ModelStreamEvent[]): string {
-  return events.map((event) => (event.type === "text-delta" ? event.text : "")).join("");
 }
 
 /** The final error event's error, or undefined. */

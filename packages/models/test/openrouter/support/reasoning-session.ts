@@ -6,7 +6,7 @@
 import { pathToFileURL } from "node:url";
 import { defineAgent, defineTool } from "@castellan/harness";
 import { openrouter } from "@castellan/models/openrouter";
-import { createFileSessionStore, openSession } from "@castellan/node-runner";
+import { runOneTurn } from "../../support/session-child.ts";
 
 const baseURL = process.env.FIXTURE_URL;
 const directory = process.env.SESSION_DIRECTORY;
@@ -22,14 +22,4 @@ const forecast = defineTool({
 });
 const agent = defineAgent("test.openrouter-reasoning", { model, instructions: "Use tools.", tools: [forecast] });
 await model.check();
-const session = await openSession({
-  agent,
-  id: "reasoning",
-  store: createFileSessionStore({ directory: pathToFileURL(`${directory}/`) }),
-});
-try {
-  const result = await session.run(process.argv.slice(2).join(" ")).result;
-  process.stdout.write(`${result.text}\n`);
-} finally {
-  await session.close();
-}
+await runOneTurn(agent, "reasoning", pathToFileURL(`${directory}/`), process.argv.slice(2).join(" "));
