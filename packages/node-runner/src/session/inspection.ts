@@ -147,6 +147,9 @@ export class InspectionRecorder {
   }
 
   private view(projection: Projection): InspectedProjection {
+    // Most turns project what the turn before did: keep that frozen view instead of a copy.
+    const latest = this.latest;
+    if (latest && sameProjection(latest, projection)) return latest;
     return deepFreeze({
       tools: projection.tools.map((tool) => ({ name: tool.name, source: tool.source, ...this.toolKind(tool.name) })),
       sections: projection.sections.map(({ id, name, source, placement, order, text }) => ({
@@ -159,6 +162,19 @@ export class InspectionRecorder {
       })),
     });
   }
+}
+
+function sameProjection(view: InspectedProjection, projection: Projection): boolean {
+  if (view.tools.length !== projection.tools.length || view.sections.length !== projection.sections.length) {
+    return false;
+  }
+  return (
+    projection.tools.every((tool, index) => view.tools[index]?.name === tool.name) &&
+    projection.sections.every((section, index) => {
+      const seen = view.sections[index];
+      return seen?.id === section.id && seen.text === section.text && seen.placement === section.placement;
+    })
+  );
 }
 
 function diff(before: InspectedProjection, after: InspectedProjection): ProjectionChanges {
