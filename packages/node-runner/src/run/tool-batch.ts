@@ -1,23 +1,22 @@
-import type { JsonValue, RunEvent, ToolCall, ToolContext, ToolResult } from "@castellan/harness";
-import { CastellanError, deepFreeze } from "@castellan/harness";
+import type { JsonValue, RunEvent, ToolCall, ToolResult } from "@castellan/harness";
+import { deepFreeze } from "@castellan/harness";
 import { type OpenCall, unrecordedOutcome } from "../history/session-history.js";
 import { askApproval, decidePermission, type PermissionOutcome } from "../permissions/decide.js";
 import type { ToolApprovalRequest } from "../permissions/types.js";
-import { committedState, type Emit, type SessionCore, turnContext } from "../session/session-core.js";
+import { committedState, type Emit, type SessionCore } from "../session/session-core.js";
 import type { SessionRecord } from "../store/records.js";
 import type { BoundTool } from "../tools/bind-tools.js";
-import { errorResult, toToolResult } from "../tools/tool-output.js";
+import { errorResult } from "../tools/tool-output.js";
 import { abortable } from "../util/abortable.js";
+import { BatchLog, emitReceipts } from "./batch-log.js";
 import { BatchState } from "./batch-state.js";
 import { notifyStateChanged } from "./state-notify.js";
+import { describe, executeTool, type ToolExecution } from "./tool-execution.js";
 
 type LocalTool = Extract<BoundTool, { kind: "local" }>;
 
 /** A call ready to run, with how its permission is settled. */
-interface Runnable {
-  readonly call: ToolCall;
-  readonly tool: LocalTool;
-  readonly input: JsonValue;
+interface Runnable extends ToolExecution {
   /** An approval answered before this process (durable approvals). */
   readonly answered?: PermissionOutcome;
   /** An approval request saved earlier and still unanswered: ask again without a new record. */
@@ -98,49 +97,6 @@ export async function runToolBatch(
   ]);
   emitReceipts(settled, emit);
   if (changes) await notifyStateChanged(core, { runId, turn, source: "tool", changes }, emit);
-}
-
-/**
- * Appends a batch's records, letting records that need not be durable on their own (the
- * turn's answer, the batch's start) ride with the next append, so a turn costs fewer syncs.
- * Events that report held records, and any event reported after them, wait for that append.
- */
-class BatchLog {
-  private held: SessionRecord[] = [];
-  private waiting: RunEvent[] = [];
-
-  constructor(
-    private readonly core: SessionCore,
-    private readonly emitNow: Emit,
-  ) {}
-
-  hold(records: readonly SessionRecord[], events: readonly RunEvent[] = []): void {
-    this.held.push(...records);
-    this.waiting.push(...events);
-  }
-
-  /** Reports an event now, or after the held records it follows are saved. */
-  emit(event: RunEvent): void {
-    if (this.waiting.length > 0) this.waiting.push(event);
-    else this.emitNow(event);
-  }
-
-  async write(records: readonly SessionRecord[]): Promise<void> {
-    const all = [...this.held, ...records];
-    this.held = [];
-    await this.core.persist(all);
-    const events = this.waiting;
-    this.waiting = [];
-    for (const event of events) this.emitNow(event);
-  }
-}
-
-function emitReceipts(receipts: readonly SessionRecord[], emit: Emit): void {
-  for (const record of receipts) {
-    if (record.kind !== "tool-end") continue;
-    const { runId, turn, toolCallId, toolName, result } = record;
-    emit({ kind: "tool-end", runId, turn, toolCallId, toolName, result });
-  }
 }
 
 function prepare(core: SessionCore, call: ToolCall, context: BatchContext): Prepared {
@@ -237,7 +193,7 @@ async function runGroup(
     );
     const executions = runnable.map((item) => {
       emit({ kind: "tool-start", runId, turn, toolCallId: item.call.id, toolName: item.call.name, input: item.input });
-      return execute(core, item, context, batch).then((result) => {
+      return executeTool(core, item, context, batch).then((result) => {
         results.set(item.call.id, result);
       });
     });
@@ -334,68 +290,4 @@ async function decide(
   });
   if (outcome.decision === "allow") return undefined;
   return errorResult(`Permission denied for tool "${item.call.name}": ${outcome.reason ?? "denied"}`);
-}
-
-async function execute(
-  core: SessionCore,
-  item: Runnable,
-  context: BatchContext,
-  batch: BatchState,
-): Promise<ToolResult> {
-  const { runId, turn, signal } = context;
-  const base = turnContext(core, turn);
-  const ctx: ToolContext = {
-    turn,
-    params: base.params,
-    toolCalls: base.toolCalls,
-    resource: base.resource,
-    get state() {
-      return batch.view;
-    },
-    setState: (update) => batch.update(update, item.call),
-    sessionId: core.sessionId,
-    runId,
-    toolCallId: item.call.id,
-    toolName: item.call.name,
-    agent: { id: core.agent.id },
-    signal,
-    idempotencyKey: `castellan:${core.sessionId}:${runId}:${item.call.id}`,
-  };
-  const execution = Promise.resolve()
-    .then(() => item.tool.tool.execute(item.input, ctx))
-    .then(toToolResult, (error: unknown) =>
-      signal.aborted
-        ? errorResult(`The tool stopped because the run was aborted; its effects may be partial. ${describe(error)}`)
-        : errorResult(`Tool "${item.call.name}" failed: ${describeCoded(error)}`),
-    );
-  return await settleWithGrace(execution, signal, core.limits.abortGraceMs);
-}
-
-/** After an abort, waits at most `graceMs` for a running tool, then records its outcome as unknown. */
-function settleWithGrace(execution: Promise<ToolResult>, signal: AbortSignal, graceMs: number): Promise<ToolResult> {
-  return new Promise<ToolResult>((resolve) => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const onAbort = () => {
-      timer = setTimeout(
-        () => resolve(errorResult("The tool was still running when the run was aborted; its outcome is unknown.")),
-        graceMs,
-      );
-    };
-    if (signal.aborted) onAbort();
-    else signal.addEventListener("abort", onAbort, { once: true });
-    execution.then((result) => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", onAbort);
-      resolve(result);
-    });
-  });
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-/** Like `describe`, with the stable code of a Castellan error (e.g. `state_invalid` from setState) in front. */
-function describeCoded(error: unknown): string {
-  return error instanceof CastellanError ? `${error.code}: ${error.message}` : describe(error);
 }

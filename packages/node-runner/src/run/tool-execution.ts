@@ -1,0 +1,82 @@
+import type { JsonValue, ToolCall, ToolContext, ToolResult } from "@castellan/harness";
+import { CastellanError } from "@castellan/harness";
+import { type SessionCore, turnContext } from "../session/session-core.js";
+import type { BoundTool } from "../tools/bind-tools.js";
+import { errorResult, toToolResult } from "../tools/tool-output.js";
+import type { BatchState } from "./batch-state.js";
+
+/** A call allowed to run: its bound tool and exact validated input. */
+export interface ToolExecution {
+  readonly call: ToolCall;
+  readonly tool: Extract<BoundTool, { kind: "local" }>;
+  readonly input: JsonValue;
+}
+
+/**
+ * Runs one allowed call with its tool context (batch state, idempotency key, signal). A throw
+ * becomes an error result the model reads; after an abort the tool gets `abortGraceMs` to stop.
+ */
+export async function executeTool(
+  core: SessionCore,
+  item: ToolExecution,
+  context: { readonly runId: string; readonly turn: number; readonly signal: AbortSignal },
+  batch: BatchState,
+): Promise<ToolResult> {
+  const { runId, turn, signal } = context;
+  const base = turnContext(core, turn);
+  const ctx: ToolContext = {
+    turn,
+    params: base.params,
+    toolCalls: base.toolCalls,
+    resource: base.resource,
+    get state() {
+      return batch.view;
+    },
+    setState: (update) => batch.update(update, item.call),
+    sessionId: core.sessionId,
+    runId,
+    toolCallId: item.call.id,
+    toolName: item.call.name,
+    agent: { id: core.agent.id },
+    signal,
+    idempotencyKey: `castellan:${core.sessionId}:${runId}:${item.call.id}`,
+  };
+  const execution = Promise.resolve()
+    .then(() => item.tool.tool.execute(item.input, ctx))
+    .then(toToolResult, (error: unknown) =>
+      signal.aborted
+        ? errorResult(`The tool stopped because the run was aborted; its effects may be partial. ${describe(error)}`)
+        : errorResult(`Tool "${item.call.name}" failed: ${describeCoded(error)}`),
+    );
+  return await settleWithGrace(execution, signal, core.limits.abortGraceMs);
+}
+
+/** After an abort, waits at most `graceMs` for a running tool, then records its outcome as unknown. */
+function settleWithGrace(execution: Promise<ToolResult>, signal: AbortSignal, graceMs: number): Promise<ToolResult> {
+  return new Promise<ToolResult>((resolve) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const onAbort = () => {
+      timer = setTimeout(
+        () => resolve(errorResult("The tool was still running when the run was aborted; its outcome is unknown.")),
+        graceMs,
+      );
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+    execution.then((result) => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", onAbort);
+      resolve(result);
+    });
+  });
+}
+
+/** The message of an error, or its text. */
+export function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Like `describe`, with the stable code of a Castellan error (e.g. `state_invalid` from setState) in front. */
+function describeCoded(error: unknown): string {
+  return error instanceof CastellanError ? `${error.code}: ${error.message}` : describe(error);
+}
