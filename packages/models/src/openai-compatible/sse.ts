@@ -3,6 +3,8 @@
 // complete; decoding here keeps that difference (and skips `:` comment lines such as
 // OpenRouter's `: OPENROUTER PROCESSING` keep-alives, as the SSE format requires).
 
+import { releaseBody } from "../shared/release-body.js";
+
 /** One dispatched event: its `event:` name, if any, and its joined `data:` lines. */
 export interface SseMessage {
   readonly event: string | undefined;
@@ -67,8 +69,6 @@ export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator
       }
     }
   } finally {
-    // Stopping early (an error, a malformed event, the consumer returning) releases the socket.
-    await reader.cancel().catch(() => undefined);
-    reader.releaseLock();
+    await releaseBody(reader);
   }
 }

@@ -27,6 +27,19 @@ export class BatchLog {
     else this.emitNow(event);
   }
 
+  /**
+   * Saves records ahead: resolves once they are in the history, while their append may still
+   * be syncing; their events (the held ones, then `events`) are reported once it is durable.
+   */
+  async writeAhead(records: readonly SessionRecord[], events: readonly RunEvent[], outbox: Hold): Promise<void> {
+    const all = [...this.held, ...records];
+    this.held = [];
+    const { durable } = await this.core.persistAhead(all);
+    const waiting = [...this.waiting, ...events];
+    this.waiting = [];
+    outbox.holdUntil(durable, waiting);
+  }
+
   async write(records: readonly SessionRecord[]): Promise<void> {
     const all = [...this.held, ...records];
     this.held = [];
@@ -37,11 +50,23 @@ export class BatchLog {
   }
 }
 
-/** Reports the receipts' `tool-end` events, once they are saved. */
-export function emitReceipts(receipts: readonly SessionRecord[], emit: Emit): void {
+/** Where events wait for an append saved ahead (the Run's outbox). */
+export interface Hold {
+  holdUntil(durable: Promise<void>, events: readonly RunEvent[]): void;
+}
+
+/** The `tool-end` events that report the receipts. */
+export function receiptEvents(receipts: readonly SessionRecord[]): RunEvent[] {
+  const events: RunEvent[] = [];
   for (const record of receipts) {
     if (record.kind !== "tool-end") continue;
     const { runId, turn, toolCallId, toolName, result } = record;
-    emit({ kind: "tool-end", runId, turn, toolCallId, toolName, result });
+    events.push({ kind: "tool-end", runId, turn, toolCallId, toolName, result });
   }
+  return events;
+}
+
+/** Reports the receipts' `tool-end` events, once they are saved. */
+export function emitReceipts(receipts: readonly SessionRecord[], emit: Emit): void {
+  for (const event of receiptEvents(receipts)) emit(event);
 }

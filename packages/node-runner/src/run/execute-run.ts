@@ -8,6 +8,7 @@ import { compactIfNeeded } from "./compaction.js";
 import { settleInterrupted } from "./interrupted.js";
 import type { JoinQueue } from "./join-queue.js";
 import { callModel } from "./model-call.js";
+import { Outbox } from "./outbox.js";
 import { notifyStateChanged } from "./state-notify.js";
 import { type Lead, runToolBatch } from "./tool-batch.js";
 import { BudgetExceededError, checkBudget, type UsageBudget } from "./usage-budget.js";
@@ -39,14 +40,25 @@ export interface RunRequest {
  * waiting). Every fact is persisted before it is reported. Resolves with the result, or
  * rejects with the typed error the Run ended with, after `run-end` is saved and reported.
  */
-export async function executeRun(core: SessionCore, run: RunRequest, emit: Emit): Promise<RunResult> {
+export async function executeRun(core: SessionCore, run: RunRequest, emitNow: Emit): Promise<RunResult> {
+  const outbox = new Outbox(emitNow);
+  try {
+    return await turnLoop(core, run, outbox);
+  } finally {
+    // The Run's events end with run-end, after anything still waiting for a save.
+    await outbox.settle();
+  }
+}
+
+async function turnLoop(core: SessionCore, run: RunRequest, outbox: Outbox): Promise<RunResult> {
   const { runId, signal } = run;
+  const emit = outbox.emit;
   let started = false;
   const usage = { inputTokens: 0, outputTokens: 0 } as { inputTokens: number; outputTokens: number; costUsd?: number };
   let turnsThisRun = 0;
   try {
     if (signal.aborted) throw new RunAbortedError();
-    let turn = await begin(core, run, emit);
+    let turn = await begin(core, run, outbox);
     started = true;
     // A resumed Run whose final answer was saved before its process stopped ends with that answer.
     const answered = run.mode.kind === "resume" ? savedFinalAnswer(core) : undefined;
@@ -95,7 +107,15 @@ export async function executeRun(core: SessionCore, run: RunRequest, emit: Emit)
 
       if (answer.message.toolCalls.length > 0) {
         const visible = new Set(projection.tools.map((tool) => tool.name));
-        await runToolBatch(core, answer.message.toolCalls, { runId, turn, signal, emit, visible, lead: answered });
+        await runToolBatch(core, answer.message.toolCalls, {
+          runId,
+          turn,
+          signal,
+          emit,
+          outbox,
+          visible,
+          lead: answered,
+        });
         emit({ kind: "turn-end", runId, turn });
         await takeJoined(core, run, emit);
         continue;
@@ -121,14 +141,17 @@ export async function executeRun(core: SessionCore, run: RunRequest, emit: Emit)
     const info = errorInfo(error);
     // Record how a started Run ended, where the log still accepts it; the original error is what the caller gets.
     if (started) await core.persist([{ kind: "run-end", runId, status, error: info }]).catch(() => undefined);
+    // After a failed save ahead, what waited for it is dropped; how the Run ended is still reported.
+    await outbox.settle();
     emit({ kind: "run-end", runId, status, error: info });
     throw error;
   }
 }
 
 /** Saves the Run's start (settling an interrupted Run first) or its resumption; returns the last turn. */
-async function begin(core: SessionCore, run: RunRequest, emit: Emit): Promise<number> {
+async function begin(core: SessionCore, run: RunRequest, outbox: Outbox): Promise<number> {
   const { runId, mode, signal } = run;
+  const emit = outbox.emit;
   if (mode.kind === "new") {
     const interrupted = settleInterrupted(core);
     const records: SessionRecord[] = [...(interrupted?.records ?? []), { kind: "run-start", runId, input: mode.input }];
@@ -159,6 +182,7 @@ async function begin(core: SessionCore, run: RunRequest, emit: Emit): Promise<nu
       turn,
       signal,
       emit,
+      outbox,
       visible,
       resume: { retryIdempotent: mode.retryIdempotent },
     });

@@ -8,7 +8,7 @@ import type { SessionRecord } from "../store/records.js";
 import type { BoundTool } from "../tools/bind-tools.js";
 import { errorResult } from "../tools/tool-output.js";
 import { abortable } from "../util/abortable.js";
-import { BatchLog, emitReceipts } from "./batch-log.js";
+import { BatchLog, emitReceipts, type Hold, receiptEvents } from "./batch-log.js";
 import { BatchState } from "./batch-state.js";
 import { notifyStateChanged } from "./state-notify.js";
 import { describe, executeTool, type ToolExecution } from "./tool-execution.js";
@@ -32,6 +32,8 @@ export interface BatchContext {
   readonly turn: number;
   readonly signal: AbortSignal;
   readonly emit: Emit;
+  /** Where events wait for records saved ahead. */
+  readonly outbox: Hold;
   /** Names of the tools visible this turn. */
   readonly visible: ReadonlySet<string>;
   /** Set when an interrupted batch is being settled by an explicit resume. */
@@ -88,15 +90,32 @@ export async function runToolBatch(
     throw error;
   }
   // The last receipts share one append with the batch's settlement.
-  const changes = signal.aborted ? undefined : batch.pending;
-  await log.write([
-    ...settled,
-    signal.aborted
-      ? { kind: "tool-batch-end", runId, turn, status: "discarded", reason: "The run was aborted." }
-      : { kind: "tool-batch-end", runId, turn, status: "committed", ...(changes ? { changes } : {}) },
-  ]);
-  emitReceipts(settled, emit);
-  if (changes) await notifyStateChanged(core, { runId, turn, source: "tool", changes }, emit);
+  if (signal.aborted) {
+    await log.write([
+      ...settled,
+      { kind: "tool-batch-end", runId, turn, status: "discarded", reason: "The run was aborted." },
+    ]);
+    emitReceipts(settled, emit);
+    return;
+  }
+  const changes = batch.pending;
+  const end: SessionRecord = {
+    kind: "tool-batch-end",
+    runId,
+    turn,
+    status: "committed",
+    ...(changes ? { changes } : {}),
+  };
+  if (changes) {
+    // Committed state is published (event and hooks) only once saved, so this append is waited for.
+    await log.write([...settled, end]);
+    emitReceipts(settled, emit);
+    await notifyStateChanged(core, { runId, turn, source: "tool", changes }, emit);
+    return;
+  }
+  // Nothing runs on the outcome until the next append, which is durable only after this one:
+  // the Run goes on (the next model call) while this one syncs, and its events wait for it.
+  await log.writeAhead([...settled, end], receiptEvents(settled), context.outbox);
 }
 
 function prepare(core: SessionCore, call: ToolCall, context: BatchContext): Prepared {

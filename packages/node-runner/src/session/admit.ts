@@ -132,11 +132,40 @@ export async function admitSession(request: AdmissionRequest): Promise<AdmittedS
     });
     // Appends are serialized: a host write and a Run's records never interleave mid-append.
     let queue: Promise<void> = Promise.resolve();
-    const write = async (records: readonly SessionRecord[]) => {
+    /** The failure of an append started ahead: the history holds its records, so nothing may follow them. */
+    let broken: unknown;
+    const withOpening = (records: readonly SessionRecord[]) => {
       const batch = pendingOpening ? [pendingOpening, ...records] : records;
-      if (log) await log.append(batch);
       pendingOpening = undefined;
+      return batch;
+    };
+    /** When the latest append started ahead is durable (never rejects; its failure is `broken`). */
+    let ahead: Promise<void> = Promise.resolve();
+    const write = async (records: readonly SessionRecord[]) => {
+      // Nothing is appended after records saved ahead until they are durable: a store whose
+      // appends could settle out of order cannot get records that follow a failed one.
+      await ahead;
+      if (broken !== undefined) throw broken;
+      const opening = pendingOpening;
+      const batch = withOpening(records);
+      try {
+        if (log) await log.append(batch);
+      } catch (error) {
+        pendingOpening = opening;
+        throw error;
+      }
       for (const record of batch) history.apply(record);
+    };
+    const writeAhead = async (records: readonly SessionRecord[]) => {
+      await ahead;
+      if (broken !== undefined) throw broken;
+      const batch = withOpening(records);
+      const durable = log ? log.append(batch) : Promise.resolve();
+      ahead = durable.catch((error: unknown) => {
+        broken ??= error;
+      });
+      for (const record of batch) history.apply(record);
+      return { durable };
     };
     const core: SessionCore = {
       agent,
@@ -155,6 +184,14 @@ export async function admitSession(request: AdmissionRequest): Promise<AdmittedS
       persist(records: readonly SessionRecord[]) {
         const next = queue.then(() => write(records));
         queue = next.catch(() => undefined);
+        return next;
+      },
+      persistAhead(records: readonly SessionRecord[]) {
+        const next = queue.then(() => writeAhead(records));
+        queue = next.then(
+          () => undefined,
+          () => undefined,
+        );
         return next;
       },
     };

@@ -37,6 +37,13 @@ export interface SessionCore {
    * are serialized: each append completes, in call order, before the next starts.
    */
   persist(records: readonly SessionRecord[]): Promise<void>;
+  /**
+   * Starts an append without waiting for it to be durable: resolves, in the same order as
+   * `persist`, once the records are folded into the history, with `durable`, which settles
+   * when they are saved. What reports them must wait for `durable`. If it rejects, every later
+   * `persist` rejects with its error (the history already holds records that were not saved).
+   */
+  persistAhead(records: readonly SessionRecord[]): Promise<{ readonly durable: Promise<void> }>;
 }
 
 /** Bounds of every Run. */

@@ -11,9 +11,12 @@ import { checkAppend } from "./validate-record.js";
 type LogErrorCode = ConstructorParameters<typeof SessionLogError>[0];
 
 /**
- * An open session log file. Appends are queued and written in call order, each as one write
- * of all its lines followed by a datasync; the next `seq` lives in memory, so an append costs
- * the same however long the history is.
+ * An open session log file. Appends are written in call order, each as one write of all its
+ * lines, as soon as the write before it is done; syncs are shared (group commit): an append
+ * resolves once a datasync that started after its write has finished, and writes made while
+ * a sync runs are covered together by the next one. So a caller that does not wait for one
+ * append before making the next pays for one sync, not two. The next `seq` lives in memory,
+ * so an append costs the same however long the history is.
  */
 class FileSessionLog implements SessionLog {
   readonly sessionId: string;
@@ -27,7 +30,14 @@ class FileSessionLog implements SessionLog {
   readonly #fileExisted: boolean;
   /** Records accepted by `append` so far (written or queued), including those found at open. */
   #accepted: number;
+  /** The writes, in order (never rejects: each caller sees its own outcome). */
   #queue: Promise<void> = Promise.resolve();
+  /** The sync running now, if any. */
+  #syncing: Promise<void> | undefined;
+  /** The sync that starts when the running one ends, covering the writes made meanwhile. */
+  #nextSync: Promise<void> | undefined;
+  /** When the latest non-empty append is durable (never rejects). */
+  #durable: Promise<void> = Promise.resolve();
   #failure: SessionLogError | undefined;
   #closing: Promise<void> | undefined;
 
@@ -73,16 +83,21 @@ class FileSessionLog implements SessionLog {
       );
     }
     this.#accepted += records.length;
+    // Nothing to write: durable once everything appended before it is.
+    if (text === "") return this.#durable.then(() => (this.#failure ? Promise.reject(this.#poisoned()) : undefined));
     const written = this.#queue.then(() => this.#write(Buffer.from(text)));
-    // The queue only orders writes; each caller sees its own outcome through `written`.
+    // The queue only orders writes; each caller sees its own outcome through `durable`.
     this.#queue = written.catch(() => {});
-    return written;
+    const durable = written.then(() => this.#syncCovering());
+    this.#durable = durable.catch(() => {});
+    return durable;
   }
 
   close(): Promise<void> {
     this.#closing ??= (async () => {
       // Let appends already accepted finish (or fail) before the handle goes away.
       await this.#queue;
+      await this.#durable;
       try {
         await this.#handle?.close();
       } finally {
@@ -95,7 +110,6 @@ class FileSessionLog implements SessionLog {
 
   async #write(bytes: Buffer): Promise<void> {
     if (this.#failure !== undefined) throw this.#poisoned();
-    if (bytes.length === 0) return;
     try {
       const handle = await this.#openHandle();
       let offset = 0;
@@ -104,16 +118,52 @@ class FileSessionLog implements SessionLog {
         const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset);
         offset += bytesWritten;
       }
-      await handle.datasync();
     } catch (cause) {
-      this.#failure = this.#error(
-        "session_log_write_failed",
-        "an append could not be written and synced; the log refuses further appends",
-        undefined,
-        cause,
-      );
-      throw this.#failure;
+      throw this.#fail(cause);
     }
+  }
+
+  /** A sync that starts after every write done so far: the running one's successor, or a new one. */
+  #syncCovering(): Promise<void> {
+    if (this.#nextSync !== undefined) return this.#nextSync;
+    if (this.#syncing === undefined) return this.#startSync();
+    // The running sync may have started before this write: wait for the one after it.
+    const next = this.#syncing
+      .catch(() => {})
+      .then(() => {
+        this.#nextSync = undefined;
+        return this.#startSync();
+      });
+    this.#nextSync = next;
+    return next;
+  }
+
+  #startSync(): Promise<void> {
+    const sync = (async () => {
+      if (this.#failure !== undefined) throw this.#poisoned();
+      try {
+        await (this.#handle as FileHandle).datasync();
+      } catch (cause) {
+        throw this.#fail(cause);
+      }
+    })();
+    this.#syncing = sync;
+    const clear = () => {
+      if (this.#syncing === sync) this.#syncing = undefined;
+    };
+    sync.then(clear, clear);
+    return sync;
+  }
+
+  /** Records the first write or sync failure; the log refuses appends from then on. */
+  #fail(cause: unknown): SessionLogError {
+    this.#failure ??= this.#error(
+      "session_log_write_failed",
+      "an append could not be written and synced; the log refuses further appends",
+      undefined,
+      cause,
+    );
+    return this.#failure;
   }
 
   async #openHandle(): Promise<FileHandle> {

@@ -11,7 +11,9 @@ export interface SessionLog {
   /**
    * Appends records in order. Resolves only once they are durable (written and synced); a
    * torn tail found at open is cut before the first append. Rejects on failure, after which
-   * the log refuses further appends.
+   * the log refuses further appends. A caller may start the next append before this one
+   * resolves (the Runner does, to overlap a sync with its next model call): appends are kept
+   * in call order and resolve in that order, and one that follows a failed one fails too.
    */
   append(records: readonly SessionRecord[]): Promise<void>;
   /** Releases the writer lock. Idempotent. */
