@@ -8,7 +8,7 @@ import { runHandWrittenLoop } from "./support/hand-loop.ts";
 import { adapters, benchKey } from "./support/providers/adapters.ts";
 import { finalText } from "./support/providers/answers.ts";
 import { runBareLoop } from "./support/providers/bare-loop.ts";
-import { lateWindow, loopKinds, runProviderBench } from "./support/providers/bench.ts";
+import { lateWindow, loopsOf, runProviderBench } from "./support/providers/bench.ts";
 import { answerBody } from "./support/providers/fixture-server.ts";
 import { formatProviderReport } from "./support/providers/report.ts";
 import { type BenchServer, startBenchServer } from "./support/providers/server-process.ts";
@@ -22,7 +22,7 @@ afterEach(async () => {
 
 describe("the providers bench", () => {
   it.each(adapters.map((spec) => [spec.name, spec] as const))(
-    "%s: the bare loop, the adapter alone and a Castellan Run send byte-identical requests",
+    "%s: the bare loop, through the SDK or not, the adapter alone and a Castellan Run send byte-identical requests",
     async (_name, spec) => {
       server = await startBenchServer(spec.format, "in-process", { keepBodies: true });
       const bodies = async () => {
@@ -39,6 +39,18 @@ describe("the providers bench", () => {
         turns,
       });
       const bareBodies = await bodies();
+      if (spec.sdk) {
+        const sdk = await runBareLoop({
+          root: server.url,
+          format: spec.format,
+          model: spec.model,
+          key: benchKey,
+          turns,
+          sender: spec.sdk,
+        });
+        expect(sdk.text).toBe(finalText(turns));
+        expect(await bodies()).toEqual(bareBodies);
+      }
       const alone = await runHandWrittenLoop(turns, spec.bind(server.url));
       const aloneBodies = await bodies();
       const run = await runCastellanLoop({
@@ -102,15 +114,17 @@ describe("the providers bench", () => {
       expect(result.sizes).toHaveLength(1);
       expect(only?.turns).toBe(size);
       expect(only?.requestBytes).toBeGreaterThan(0);
-      for (const kind of loopKinds) {
-        const loop = only!.loops[kind];
+      const spec = adapters.find((entry) => entry.name === result.adapter);
+      expect(only?.loops.sdk === undefined).toBe(spec?.sdk === undefined);
+      for (const kind of loopsOf(spec!)) {
+        const loop = only!.loops[kind]!;
         expect(loop.totals).toHaveLength(1);
         expect(Number.isFinite(loop.totalMs) && loop.totalMs > 0).toBe(true);
         expect(loop.perTurn.early.samples).toBe(7);
         expect(loop.perTurn.late.window).toEqual(lateWindow(size));
         expect(Number.isFinite(loop.perTurn.ratio)).toBe(true);
       }
-      for (const ratio of [only!.adapterRatio, only!.memoryRatio, only!.fileRatio]) {
+      for (const ratio of [only!.sdkRatio ?? 1, only!.adapterRatio, only!.memoryRatio, only!.fileRatio]) {
         expect(Number.isFinite(ratio) && ratio > 0).toBe(true);
       }
     }
@@ -122,6 +136,8 @@ describe("the providers bench", () => {
     expect(text).toContain("turns 2-8");
     expect(text).toContain(`turns ${size - 11}-${size - 1}`);
     expect(text).toContain("reported reference figures (not measured here)");
+    expect(report.syncMs).toBeGreaterThan(0);
+    expect(text).toMatch(/\nopenai-compatible +40 +\d+\.\d\dx +\d+\.\d\dx/);
     expect(text).not.toMatch(/NaN|Infinity/);
   });
 });

@@ -1,12 +1,15 @@
 // The adapters under test, each bound to the fixture server, with the wire format it speaks.
 import { createOpenAI } from "@ai-sdk/openai";
+import Anthropic from "@anthropic-ai/sdk";
 import type { ModelBinding } from "@castellan/harness";
 import { aiSdk } from "@castellan/models/ai-sdk";
 import { anthropic } from "@castellan/models/anthropic";
 import { codex } from "@castellan/models/codex";
 import { openaiCompatible } from "@castellan/models/openai-compatible";
 import { openrouter } from "@castellan/models/openrouter";
+import OpenAI from "openai";
 import type { WireFormat } from "./answers.ts";
+import type { WireSender } from "./bare-loop.ts";
 
 /** A fake key; the fixture never checks it. */
 export const benchKey = "sk-bench-FAKE-not-a-key";
@@ -20,7 +23,31 @@ export interface AdapterSpec {
   readonly model: string;
   /** A binding whose requests go to the fixture at `url` (its root). */
   bind(url: string): ModelBinding;
+  /**
+   * The request path of the official SDK the adapter is built on, sending the bare loop's
+   * request value to the fixture at `url`: the least any adapter on that SDK pays. None for the
+   * AI SDK adapter, whose "adapter alone" loop is already that SDK's own request path.
+   */
+  readonly sdk?: (url: string) => WireSender;
 }
+
+/** The Anthropic SDK's streaming Messages request, its raw response unread. */
+const anthropicSdk = (url: string): WireSender => {
+  const client = new Anthropic({ apiKey: benchKey, baseURL: url, maxRetries: 0 });
+  return (params) => client.messages.create(params as never).asResponse();
+};
+
+/** The OpenAI SDK's streaming Chat Completions request, its raw response unread. */
+const chatSdk = (url: string): WireSender => {
+  const client = new OpenAI({ apiKey: benchKey, baseURL: `${url}/v1`, maxRetries: 0 });
+  return (params) => client.chat.completions.create(params as never).asResponse();
+};
+
+/** The OpenAI SDK's streaming Responses request, its raw response unread. */
+const responsesSdk = (url: string): WireSender => {
+  const client = new OpenAI({ apiKey: benchKey, baseURL: `${url}/v1`, maxRetries: 0 });
+  return (params) => client.responses.create(params as never).asResponse();
+};
 
 const catalogEntry = {
   id: "bench/model",
@@ -38,12 +65,14 @@ export const adapters: readonly AdapterSpec[] = [
     format: "anthropic",
     model: "claude-bench",
     bind: (url) => anthropic({ apiKey: benchKey, model: "claude-bench", baseURL: url }),
+    sdk: anthropicSdk,
   },
   {
     name: "openai-compatible",
     format: "chat",
     model: "bench-model",
     bind: (url) => openaiCompatible({ apiKey: benchKey, model: "bench-model", baseURL: `${url}/v1` }),
+    sdk: chatSdk,
   },
   {
     name: "openrouter",
@@ -51,12 +80,14 @@ export const adapters: readonly AdapterSpec[] = [
     model: catalogEntry.id,
     // The catalog entry is supplied, so the binding never reads the catalog.
     bind: (url) => openrouter({ apiKey: benchKey, model: catalogEntry.id, baseURL: `${url}/v1`, catalogEntry }),
+    sdk: chatSdk,
   },
   {
     name: "codex",
     format: "responses",
     model: "gpt-bench",
     bind: (url) => codex({ apiKey: benchKey, model: "gpt-bench", baseURL: `${url}/v1` }),
+    sdk: responsesSdk,
   },
   {
     name: "ai-sdk",

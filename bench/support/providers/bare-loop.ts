@@ -1,6 +1,7 @@
 // The floor of a provider agent loop: plain fetch to the same endpoint, a hand-built body,
 // a minimal streaming SSE reader, the tool run inline. No SDK, persistence, events,
-// permissions or validation.
+// permissions or validation. The same loop with each request sent through the provider's
+// official SDK instead of fetch is the floor of an adapter built on that SDK.
 import { tick, tickTool } from "../instant-model.ts";
 import { durationsFromStarts, type TurnTimings } from "../stats.ts";
 import { finalText, type WireFormat, wirePaths } from "./answers.ts";
@@ -10,9 +11,11 @@ import { type BareWire, bareWire, type WireAnswer } from "./bare-wire.ts";
 export const benchSystem = "Tick until done.";
 export const benchPrompt = (turns: number) => `Tick ${turns} times.`;
 
-/** Sends one request and reads its streamed answer as it arrives. */
-async function call(url: string, wire: BareWire, body: string): Promise<WireAnswer> {
-  const response = await fetch(url, { method: "POST", headers: wire.headers, body });
+/** Sends one request, given as its JSON value and as the body text; resolves with the streamed response. */
+export type WireSender = (params: Record<string, unknown>, body: string) => Promise<Response>;
+
+/** Reads one streamed answer as it arrives. */
+async function readAnswer(response: Response, wire: BareWire): Promise<WireAnswer> {
   if (!response.ok || !response.body) throw new Error(`HTTP ${response.status}: ${await response.text()}`);
   const reader = wire.reader();
   const decoder = new TextDecoder();
@@ -37,18 +40,30 @@ async function call(url: string, wire: BareWire, body: string): Promise<WireAnsw
   return reader.result();
 }
 
-/**
- * Runs `turns` turns by hand against the fixture at `root`: send the conversation, read the
- * answer, append the assistant's call and the tool's result, repeat until a text answer. Times
- * each turn from its start to the next turn's start.
- */
-export async function runBareLoop(options: {
+/** What a wire loop talks to. */
+export interface WireLoopOptions {
   readonly root: string;
   readonly format: WireFormat;
   readonly model: string;
   readonly key: string;
   readonly turns: number;
-}): Promise<TurnTimings & { readonly text: string }> {
+}
+
+/** Plain fetch of the body text, with the hand-written client's headers. */
+function fetchSender(url: string, wire: BareWire): WireSender {
+  return (_params, body) => fetch(url, { method: "POST", headers: wire.headers, body });
+}
+
+/**
+ * Runs `turns` turns by hand against the fixture at `root`: send the conversation, read the
+ * answer, append the assistant's call and the tool's result, repeat until a text answer. Times
+ * each turn from its start to the next turn's start. Requests go out with plain fetch, or
+ * through `sender(root)` (an SDK's request path) when given; only the sender builds the body
+ * text it needs, so an SDK is not charged for a JSON text it never sends.
+ */
+export async function runBareLoop(
+  options: WireLoopOptions & { readonly sender?: (root: string) => WireSender },
+): Promise<TurnTimings & { readonly text: string }> {
   const { root, format, turns } = options;
   const wire = bareWire(format, {
     model: options.model,
@@ -57,14 +72,16 @@ export async function runBareLoop(options: {
     prompt: benchPrompt(turns),
     tool: tickTool,
   });
-  const url = `${root}${wirePaths[format]}`;
+  const sdk = options.sender?.(root);
+  const send = sdk ?? fetchSender(`${root}${wirePaths[format]}`, wire);
   const messages = wire.initial();
   const starts: number[] = [];
   let text = "";
   const begin = performance.now();
   while (true) {
     starts.push(performance.now());
-    const answer = await call(url, wire, wire.body(messages));
+    const params = wire.params(messages);
+    const answer = await readAnswer(await send(params, sdk ? "" : JSON.stringify(params)), wire);
     text = answer.text;
     if (answer.toolCalls.length === 0) break;
     for (const toolCall of answer.toolCalls) {

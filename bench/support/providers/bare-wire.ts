@@ -33,7 +33,9 @@ export interface WireAnswer {
 /** A hand-written client of one format. */
 export interface BareWire {
   readonly headers: Readonly<Record<string, string>>;
-  /** The request body with `messages` as the conversation. */
+  /** The request's JSON value with `messages` as the conversation (what an SDK is given). */
+  params(messages: readonly unknown[]): Record<string, unknown>;
+  /** The request body with `messages` as the conversation: `params` as JSON. */
   body(messages: readonly unknown[]): string;
   /** The conversation a Run starts with (the user's message, after the system message in Chat). */
   initial(): unknown[];
@@ -45,6 +47,11 @@ export interface BareWire {
 
 /** The hand-written client of `format`. */
 export function bareWire(format: WireFormat, settings: BareSettings): BareWire {
+  const wire = formatWire(format, settings);
+  return { ...wire, body: (messages) => JSON.stringify(wire.params(messages)) };
+}
+
+function formatWire(format: WireFormat, settings: BareSettings): Omit<BareWire, "body"> {
   switch (format) {
     case "anthropic":
       return anthropicWire(settings);
@@ -55,11 +62,11 @@ export function bareWire(format: WireFormat, settings: BareSettings): BareWire {
   }
 }
 
-function anthropicWire({ model, key, system, prompt, tool }: BareSettings): BareWire {
+function anthropicWire({ model, key, system, prompt, tool }: BareSettings): Omit<BareWire, "body"> {
   const tools = [{ name: tool.name, description: tool.description, input_schema: tool.inputSchema }];
   return {
     headers: { "content-type": "application/json", "x-api-key": key, "anthropic-version": "2023-06-01" },
-    body: (messages) => JSON.stringify({ model, max_tokens: 4096, stream: true, messages, system, tools }),
+    params: (messages) => ({ model, max_tokens: 4096, stream: true, messages, system, tools }),
     initial: () => [{ role: "user", content: [{ type: "text", text: prompt }] }],
     turn: (call, input, output) => [
       { role: "assistant", content: [{ type: "tool_use", id: call.id, name: call.name, input }] },
@@ -107,14 +114,13 @@ function anthropicWire({ model, key, system, prompt, tool }: BareSettings): Bare
   };
 }
 
-function chatWire({ model, key, system, prompt, tool }: BareSettings): BareWire {
+function chatWire({ model, key, system, prompt, tool }: BareSettings): Omit<BareWire, "body"> {
   const tools = [
     { type: "function", function: { name: tool.name, description: tool.description, parameters: tool.inputSchema } },
   ];
   return {
     headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
-    body: (messages) =>
-      JSON.stringify({ model, messages, tools, stream: true, stream_options: { include_usage: true } }),
+    params: (messages) => ({ model, messages, tools, stream: true, stream_options: { include_usage: true } }),
     initial: () => [
       { role: "system", content: system },
       { role: "user", content: prompt },
@@ -161,14 +167,14 @@ function chatWire({ model, key, system, prompt, tool }: BareSettings): BareWire 
   };
 }
 
-function responsesWire({ model, key, system, prompt, tool }: BareSettings): BareWire {
+function responsesWire({ model, key, system, prompt, tool }: BareSettings): Omit<BareWire, "body"> {
   const tools = [
     { type: "function", name: tool.name, description: tool.description, parameters: tool.inputSchema, strict: false },
   ];
   const include = ["reasoning.encrypted_content"];
   return {
     headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
-    body: (input) => JSON.stringify({ model, stream: true, store: false, input, instructions: system, tools, include }),
+    params: (input) => ({ model, stream: true, store: false, input, instructions: system, tools, include }),
     initial: () => [{ type: "message", role: "user", content: [{ type: "input_text", text: prompt }] }],
     // The call goes back as the item the server sent, as a Responses client without stored state does.
     turn: (call, _input, output) => [call.item, { type: "function_call_output", call_id: call.id, output }],

@@ -1,10 +1,12 @@
 // The providers bench as one function of its options, so the smoke test can run it small. For
 // each adapter: one fixture server, then for each Run length warm-up rounds and timed rounds of
-// the four loops (bare; the adapter alone, driven by a hand-written loop; Castellan with the
-// memory store; Castellan with the file store), the order rotating each round so drift on a
-// shared machine hits them alike. The adapter-alone loop has no target: it splits Castellan's
-// overhead into the adapter's share and the runner's.
-import { mkdtemp, rm } from "node:fs/promises";
+// the loops (bare; the bare loop sending through the adapter's SDK; the adapter alone, driven
+// by a hand-written loop; Castellan with the memory store; Castellan with the file store), the
+// order rotating each round so drift on a shared machine hits them alike. The SDK and
+// adapter-alone loops have no target: they split Castellan's overhead into the SDK's share,
+// the adapter's and the runner's. The cost of one synced append on the bench's disk is
+// measured too: a durable tool turn cannot cost less than one.
+import { mkdtemp, open, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createFileSessionStore, createMemorySessionStore, type SessionStore } from "@castellan/node-runner";
@@ -19,8 +21,13 @@ import { type ServerPlacement, startBenchServer } from "./server-process.ts";
 /** The issue's targets: Castellan over bare, and late over early per-turn time. */
 export const targets = { memoryOverBare: 1.3, fileOverBare: 1.6, lateOverEarly: 1.5 } as const;
 
-export type LoopKind = "bare" | "adapter" | "memory" | "file";
-export const loopKinds: readonly LoopKind[] = ["bare", "adapter", "memory", "file"];
+export type LoopKind = "bare" | "sdk" | "adapter" | "memory" | "file";
+export const loopKinds: readonly LoopKind[] = ["bare", "sdk", "adapter", "memory", "file"];
+
+/** The loops run for `spec`: all, but the SDK loop only for an adapter built on a provider SDK. */
+export function loopsOf(spec: AdapterSpec): readonly LoopKind[] {
+  return loopKinds.filter((kind) => kind !== "sdk" || spec.sdk !== undefined);
+}
 
 export interface ProviderBenchOptions {
   readonly adapters: readonly AdapterSpec[];
@@ -67,9 +74,12 @@ export interface LoopResult {
 export interface SizeResult {
   readonly turns: number;
   readonly repeats: number;
-  readonly loops: Readonly<Record<LoopKind, LoopResult>>;
+  /** Every loop; `sdk` only for an adapter built on a provider SDK. */
+  readonly loops: Readonly<Record<Exclude<LoopKind, "sdk">, LoopResult>> & { readonly sdk?: LoopResult };
   /** Request body bytes of one Run (the same for every loop, checked each round). */
   readonly requestBytes: number;
+  /** The SDK loop over bare: the least an adapter on that SDK can reach. */
+  readonly sdkRatio: number | undefined;
   readonly adapterRatio: number;
   readonly memoryRatio: number;
   readonly fileRatio: number;
@@ -83,6 +93,8 @@ export interface AdapterResult {
 export interface ProviderBenchReport {
   readonly options: Omit<ProviderBenchOptions, "adapters" | "gc" | "progress">;
   readonly results: readonly AdapterResult[];
+  /** Median time of one append of ~1 KiB and its datasync in the file store's directory, ms. */
+  readonly syncMs: number;
   readonly gcBetweenLoops: boolean;
   readonly nodeVersion: string;
 }
@@ -103,6 +115,7 @@ export async function runProviderBench(options: ProviderBenchOptions): Promise<P
     if (!Number.isInteger(turns) || turns < 40) throw new RangeError(`Run lengths must be integers >= 40: ${turns}.`);
   }
   const results: AdapterResult[] = [];
+  const syncMs = await measureSync();
   for (const spec of options.adapters) {
     const server = await startBenchServer(spec.format, placement);
     const directory = await mkdtemp(join(tmpdir(), `castellan-bench-${spec.name}-`));
@@ -123,6 +136,15 @@ export async function runProviderBench(options: ProviderBenchOptions): Promise<P
             key: benchKey,
             turns,
           });
+        } else if (kind === "sdk") {
+          timings = await runBareLoop({
+            root: server.url,
+            format: spec.format,
+            model: spec.model,
+            key: benchKey,
+            turns,
+            sender: spec.sdk,
+          });
         } else if (kind === "adapter") {
           timings = await runHandWrittenLoop(turns, model);
         } else {
@@ -138,11 +160,12 @@ export async function runProviderBench(options: ProviderBenchOptions): Promise<P
       const sizeResults: SizeResult[] = [];
       for (const { turns, repeats } of sizes) {
         options.progress?.(`${spec.name}, N=${turns}: ${warmups} warm-up + ${repeats} timed rounds of each loop`);
-        const timed: Record<LoopKind, TurnTimings[]> = { bare: [], adapter: [], memory: [], file: [] };
+        const timed: Record<LoopKind, TurnTimings[]> = { bare: [], sdk: [], adapter: [], memory: [], file: [] };
+        const kinds = loopsOf(spec);
         let requestBytes: number | undefined;
         for (let round = 0; round < warmups + repeats; round++) {
-          for (let index = 0; index < loopKinds.length; index++) {
-            const kind = loopKinds[(round + index) % loopKinds.length] as LoopKind;
+          for (let index = 0; index < kinds.length; index++) {
+            const kind = kinds[(round + index) % kinds.length] as LoopKind;
             const { timings, bytes } = await loop(kind, turns);
             requestBytes ??= bytes;
             if (bytes !== requestBytes) {
@@ -155,17 +178,20 @@ export async function runProviderBench(options: ProviderBenchOptions): Promise<P
           const totals = timed[kind].map((timings) => timings.totalMs);
           return { totals, totalMs: median(totals), perTurn: summarize(timed[kind], early, lateWindow(turns)) };
         };
+        const sdk = spec.sdk ? result("sdk") : undefined;
         const loops = {
           bare: result("bare"),
           adapter: result("adapter"),
           memory: result("memory"),
           file: result("file"),
+          ...(sdk ? { sdk } : {}),
         };
         sizeResults.push({
           turns,
           repeats,
           loops,
           requestBytes: requestBytes ?? 0,
+          sdkRatio: sdk ? sdk.totalMs / loops.bare.totalMs : undefined,
           adapterRatio: loops.adapter.totalMs / loops.bare.totalMs,
           memoryRatio: loops.memory.totalMs / loops.bare.totalMs,
           fileRatio: loops.file.totalMs / loops.bare.totalMs,
@@ -180,7 +206,34 @@ export async function runProviderBench(options: ProviderBenchOptions): Promise<P
   return {
     options: { sizes, warmups, placement, early },
     results,
+    syncMs,
     gcBetweenLoops: options.gc !== undefined,
     nodeVersion: process.version,
   };
+}
+
+/**
+ * The median time of appending ~1 KiB to a file and datasyncing it, over 101 appends in a temp
+ * directory like the file store's: the floor of a durable append on this disk.
+ */
+export async function measureSync(): Promise<number> {
+  const directory = await mkdtemp(join(tmpdir(), "castellan-bench-sync-"));
+  try {
+    const handle = await open(join(directory, "log.jsonl"), "a");
+    try {
+      const line = Buffer.from(`${"x".repeat(1023)}\n`);
+      const times: number[] = [];
+      for (let index = 0; index < 101; index++) {
+        const start = performance.now();
+        await handle.write(line);
+        await handle.datasync();
+        times.push(performance.now() - start);
+      }
+      return median(times);
+    } finally {
+      await handle.close();
+    }
+  } finally {
+    await rm(directory, { recursive: true, force: true });
+  }
 }

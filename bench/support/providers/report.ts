@@ -33,18 +33,20 @@ export function formatProviderReport(report: ProviderBenchReport): string {
   const { sizes, warmups, placement, early } = report.options;
   const largest = Math.max(...sizes.map((size) => size.turns));
   const late = lateWindow(largest);
-  const whole = table([19, 5, 9, 10, 17, 11, 8, 16, 10, 8, 16]);
+  const whole = table([19, 5, 9, 10, 17, 17, 11, 8, 16, 10, 8, 16]);
   const lines = [
     "providers bench: one Run of N turns (N-1 `tick` tool calls, then a text answer) through each adapter against a",
     `loopback fixture server (${placement === "child-process" ? "in a child process, for every loop alike" : "in this process"}), beside a bare fetch + SSE-parse loop sending the same request bytes`,
     `whole-Run wall time: median of ${sizes.map((size) => `${size.repeats} timed Runs at N=${size.turns}`).join(", ")}, each after ${warmups} warm-up round(s); ratios of the medians over bare`,
-    '"adapter": the adapter alone in a hand-written loop (no runner), for the split of the extra time; no target',
+    '"sdk": the bare loop sending each request through the official SDK the adapter is built on (the floor of any adapter on it)',
+    '"adapter": the adapter alone in a hand-written loop (no runner); neither has a target: they split the extra time',
     "",
     whole([
       "adapter",
       "N",
       "req KiB",
       "bare ms",
+      "sdk ms",
       "adapter ms",
       "memory ms",
       "ratio",
@@ -52,18 +54,19 @@ export function formatProviderReport(report: ProviderBenchReport): string {
       "file ms",
       "ratio",
       "file target",
-      "extra per turn: adapter, runner, file store",
+      "extra per turn: sdk, adapter, runner, file store",
     ]),
   ];
   for (const result of report.results) {
     for (const size of result.sizes) {
-      const { bare, adapter, memory, file } = size.loops;
+      const { bare, sdk, adapter, memory, file } = size.loops;
       lines.push(
         whole([
           result.adapter,
           String(size.turns),
           (size.requestBytes / 1024).toFixed(0),
           ms(bare.totalMs),
+          sdk && size.sdkRatio !== undefined ? `${ms(sdk.totalMs)} (${times(size.sdkRatio)})` : "-",
           `${ms(adapter.totalMs)} (${times(size.adapterRatio)})`,
           ms(memory.totalMs),
           times(size.memoryRatio),
@@ -72,12 +75,29 @@ export function formatProviderReport(report: ProviderBenchReport): string {
           times(size.fileRatio),
           verdict(size.fileRatio, targets.fileOverBare),
           [
-            perTurn(adapter, bare, size.turns),
+            sdk ? perTurn(sdk, bare, size.turns) : "-",
+            perTurn(adapter, sdk ?? bare, size.turns),
             perTurn(memory, adapter, size.turns),
             perTurn(file, memory, size.turns),
           ].join(", "),
         ]),
       );
+    }
+  }
+  lines.push(
+    "",
+    `one synced append (~1 KiB write + datasync) on this disk: ${formatDuration(report.syncMs)} (median of 101); a durable tool turn`,
+    "waits for at least one (its intent must be saved before the tool runs), so the file store's floor is the sdk loop",
+    "plus one sync per turn:",
+  );
+  const floors = table([19, 5, 22, 22]);
+  lines.push(floors(["adapter", "N", "memory floor (sdk)", "file floor (sdk + syncs)"]));
+  for (const result of report.results) {
+    for (const size of result.sizes) {
+      const { bare, sdk } = size.loops;
+      if (!sdk || size.sdkRatio === undefined) continue;
+      const fileFloor = (sdk.totalMs + size.turns * report.syncMs) / bare.totalMs;
+      lines.push(floors([result.adapter, String(size.turns), times(size.sdkRatio), times(fileFloor)]));
     }
   }
   const flat = table([19, 29, 29, 16, 7, 29, 16, 7]);
