@@ -11,6 +11,7 @@ import type {
 } from "@ai-sdk/provider";
 import { ModelProviderError, type ModelRequest, type ModelStreamEvent } from "@castellan/harness";
 import { abortError, untilAborted } from "../shared/abort.js";
+import { finishInBackground } from "../shared/release-body.js";
 import { retryBeforeFirstEvent } from "../shared/retry-stream.js";
 import { classifyFailure, ERROR_PROVIDER } from "./errors.js";
 import { type AiSdkProviderToolMapping, toProviderTools } from "./hosted-tools.js";
@@ -91,6 +92,8 @@ async function* attemptCall(
   const forward = () => controller.abort(signal.reason);
   signal.addEventListener("abort", forward, { once: true });
   let reader: ReadableStreamDefaultReader<LanguageModelV4StreamPart> | undefined;
+  /** Whether the answer is complete: its stream is then read to its end rather than torn down. */
+  let ended = false;
   try {
     let result: LanguageModelV4StreamResult;
     try {
@@ -132,14 +135,25 @@ async function* attemptCall(
           return;
         }
         yield event;
-        if (event.type === "finish") return;
+        if (event.type === "finish") {
+          // The stream ends after its finish part: reading on to that end finishes the request.
+          ended = true;
+          const finished = reader;
+          finishInBackground(finished.read(), () => {
+            finished.cancel().catch(() => undefined);
+            controller.abort();
+          });
+          return;
+        }
       }
     }
   } finally {
     signal.removeEventListener("abort", forward);
-    // Finished, failed, aborted or abandoned by the caller: nothing of the attempt stays open.
-    reader?.cancel().catch(() => undefined);
-    controller.abort();
+    // Failed, aborted or abandoned by the caller: nothing of the attempt stays open.
+    if (!ended) {
+      reader?.cancel().catch(() => undefined);
+      controller.abort();
+    }
   }
 }
 

@@ -1,6 +1,7 @@
 import type { Anthropic } from "@anthropic-ai/sdk";
 import type { ModelStreamEvent } from "@castellan/harness";
 import { abortError } from "../shared/abort.js";
+import { finishInBackground } from "../shared/release-body.js";
 import { malformed, toModelError } from "./errors.js";
 import type { AnthropicPricing } from "./options.js";
 import { ProtocolError, StreamState } from "./stream-state.js";
@@ -17,7 +18,8 @@ export interface StreamContext {
  * Sends one streaming Messages request and yields its harness events. Never throws: every
  * failure ends the stream with an `error` event. The SDK retries (up to its `maxRetries`) only
  * until the response starts; once the stream has started nothing is retried. Leaving early
- * (abort, a failure, the consumer stopping) aborts the request, which closes its connection.
+ * (abort, a failure, the consumer stopping) aborts the request, which closes its connection;
+ * a complete answer whose body has ended leaves the connection to be reused.
  */
 export async function* streamMessages(
   params: Anthropic.MessageCreateParamsStreaming,
@@ -29,9 +31,11 @@ export async function* streamMessages(
     return;
   }
   let events: AsyncIterator<Anthropic.RawMessageStreamEvent>;
+  let stream: { readonly controller: AbortController };
   let requestId: string | undefined;
   try {
     const { data, request_id } = await client.messages.create(params, { signal }).withResponse();
+    stream = data;
     events = data[Symbol.asyncIterator]();
     requestId = request_id ?? undefined;
   } catch (error) {
@@ -66,8 +70,13 @@ export async function* streamMessages(
       for (const event of produced) yield event;
     }
   } finally {
-    // The SDK's iterator aborts the request when it is returned before its end.
-    if (!finished) await events.return?.().catch(() => undefined);
+    // After message_stop the body ends too: reading on to that end lets the request finish on
+    // its own. Otherwise (left early, failed) the request is aborted.
+    if (!finished && state.complete && failure === undefined) {
+      finishInBackground(events.next(), () => stream.controller.abort());
+    } else if (!finished) {
+      stream.controller.abort();
+    }
   }
   if (failure) {
     yield { type: "error", error: failure };

@@ -4,6 +4,7 @@ import type { ResponseCreateParamsStreaming, ResponseStreamEvent } from "openai/
 import type { Stream } from "openai/streaming";
 import { abortError } from "../shared/abort.js";
 import { type Redact, redactor } from "../shared/redact.js";
+import { finishInBackground } from "../shared/release-body.js";
 import { DEFAULT_MAX_RETRIES, MAX_RETRIES_LIMIT } from "../shared/retry.js";
 import { retryBeforeFirstEvent } from "../shared/retry-stream.js";
 import { classifyError, malformed } from "./errors.js";
@@ -110,11 +111,24 @@ async function* attemptOnce(
     return;
   }
   const mapper = new ResponseStreamMapper(context.options.pricing, redact, requestId);
+  const events = stream[Symbol.asyncIterator]();
+  /** Whether the body ended, or is being read to its end after the answer's last event. */
+  let ended = false;
   try {
     // The SDK ends the iteration quietly when the signal aborts; that is checked after the loop.
-    for await (const event of stream) {
-      yield* mapper.map(event);
-      if (mapper.finished) return;
+    while (true) {
+      const next = await events.next();
+      if (next.done) {
+        ended = true;
+        break;
+      }
+      yield* mapper.map(next.value);
+      if (mapper.finished) {
+        // After the last event the body ends too: reading on to that end finishes the request.
+        ended = true;
+        finishInBackground(events.next(), () => stream.controller.abort());
+        return;
+      }
     }
     if (signal.aborted) {
       yield { type: "error", error: abortError(signal) };
@@ -125,6 +139,6 @@ async function* attemptOnce(
     yield { type: "error", error: signal.aborted ? abortError(signal) : classifyError(error, redact, requestId) };
   } finally {
     // Ends the request when the stream stops early (an error, or the consumer stopped reading).
-    stream.controller.abort();
+    if (!ended) stream.controller.abort();
   }
 }

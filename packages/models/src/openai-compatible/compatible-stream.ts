@@ -65,49 +65,42 @@ async function* streamOnce(
   signal: AbortSignal,
 ): AsyncGenerator<ModelStreamEvent> {
   const { context } = config;
-  // Aborted when this attempt stops before its stream completed, so its connection is never left
-  // open. A completed stream was read to its end and released, and aborting it anyway would cost
-  // an abort error and a stream cancel on every turn.
-  const attempt = new AbortController();
-  const requestSignal = AbortSignal.any([signal, attempt.signal]);
-  let completed = false;
+  let response: Response;
   try {
-    let response: Response;
-    try {
-      response = await config.client.chat.completions
-        .create(body, { signal: requestSignal, maxRetries: 0 })
-        .asResponse();
-    } catch (error) {
-      yield { type: "error", error: errorFromRequest(context, error, signal) };
-      return;
-    }
-    const contentType = response.headers.get("content-type") ?? "";
-    if (!response.body || !contentType.includes("text/event-stream")) {
-      yield {
-        type: "error",
-        error: malformed(context, `an answer of type "${contentType}" instead of an event stream`),
-      };
-      return;
-    }
-    const assembler = new ChunkAssembler(context, config.pricing());
-    try {
-      for await (const message of readSse(response.body)) {
-        if (message.data === "[DONE]") {
-          yield* assembler.complete();
-          completed = true;
-          return;
-        }
-        yield* assembler.accept(message.data);
+    response = await config.client.chat.completions.create(body, { signal, maxRetries: 0 }).asResponse();
+  } catch (error) {
+    yield { type: "error", error: errorFromRequest(context, error, signal) };
+    return;
+  }
+  const contentType = response.headers.get("content-type") ?? "";
+  if (!response.body || !contentType.includes("text/event-stream")) {
+    // Not read, so its connection is closed rather than left open.
+    await response.body?.cancel().catch(() => undefined);
+    yield {
+      type: "error",
+      error: malformed(context, `an answer of type "${contentType}" instead of an event stream`),
+    };
+    return;
+  }
+  const assembler = new ChunkAssembler(context, config.pricing());
+  let complete = false;
+  try {
+    // Leaving this loop, however it happens, lets readSse release the body: read to its end
+    // after a complete answer, cancelled (ending the request) otherwise.
+    for await (const message of readSse(response.body, { isComplete: () => complete })) {
+      if (message.data === "[DONE]") {
+        complete = true;
+        yield* assembler.complete();
+        return;
       }
-      yield { type: "error", error: malformed(context, "a stream that ended without data: [DONE]") };
-    } catch (error) {
-      if (signal.aborted) yield { type: "error", error: abortError(signal) };
-      else if (error instanceof SseReadError)
-        yield { type: "error", error: errorFromDisconnect(context, error.cause, signal) };
-      else yield { type: "error", error: asError(error) };
+      yield* assembler.accept(message.data);
     }
-  } finally {
-    if (!completed) attempt.abort();
+    yield { type: "error", error: malformed(context, "a stream that ended without data: [DONE]") };
+  } catch (error) {
+    if (signal.aborted) yield { type: "error", error: abortError(signal) };
+    else if (error instanceof SseReadError)
+      yield { type: "error", error: errorFromDisconnect(context, error.cause, signal) };
+    else yield { type: "error", error: asError(error) };
   }
 }
 

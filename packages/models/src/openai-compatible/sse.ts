@@ -23,12 +23,20 @@ export class SseReadError extends Error {
  * the blank line after it; a line cut off mid-way is dropped, so a truncated `[DONE]` does not
  * count. Read failures are thrown as SseReadError.
  */
-export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator<SseMessage> {
+export async function* readSse(
+  body: ReadableStream<Uint8Array>,
+  options: {
+    /** Whether the consumer has the whole answer when it stops reading early (the body is then read to its end in the background). */
+    readonly isComplete?: () => boolean;
+  } = {},
+): AsyncGenerator<SseMessage> {
   const decoder = new TextDecoder();
   const reader = body.getReader();
   let buffer = "";
   let data: string[] = [];
   let event: string | undefined;
+  /** Whether the body has ended (nothing is left to release). */
+  let ended = false;
   const dispatch = (): SseMessage | undefined => {
     const message = data.length > 0 ? { event, data: data.join("\n") } : undefined;
     data = [];
@@ -63,12 +71,14 @@ export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator
         newline = buffer.search(/\r\n|\r|\n/);
       }
       if (chunk.done) {
+        ended = true;
         const message = dispatch();
         if (message) yield message;
         return;
       }
     }
   } finally {
-    await releaseBody(reader);
+    if (ended) reader.releaseLock();
+    else await releaseBody(reader, { complete: options.isComplete?.() ?? false });
   }
 }
