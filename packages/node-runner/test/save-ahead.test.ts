@@ -13,19 +13,22 @@ const echoTool = defineTool({
 
 /**
  * Wraps `inner` so that the append that settles a tool batch (its `tool-batch-end`) answers as
- * `settle` says: it may wait, or fail without saving anything.
+ * `settle` says: it may wait, or fail without saving anything. Like every store, it keeps
+ * appends in order: each is saved after the one before it settled, and fails if that failed.
  */
 function batchEndStore(inner: SessionStore, settle: (save: () => Promise<void>) => Promise<void>): SessionStore {
   return {
     async open(sessionId, options) {
       const log = await inner.open(sessionId, options);
+      let last: Promise<void> = Promise.resolve();
       return {
         sessionId: log.sessionId,
         records: log.records,
-        append: (records: readonly SessionRecord[]) =>
-          records.some((record) => record.kind === "tool-batch-end")
-            ? settle(() => log.append(records))
-            : log.append(records),
+        append(records: readonly SessionRecord[]) {
+          const save = () => log.append(records);
+          last = last.then(() => (records.some((record) => record.kind === "tool-batch-end") ? settle(save) : save()));
+          return last;
+        },
         close: () => log.close(),
       };
     },

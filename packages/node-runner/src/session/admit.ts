@@ -142,25 +142,26 @@ export async function admitSession(request: AdmissionRequest): Promise<AdmittedS
     /** When the latest append started ahead is durable (never rejects; its failure is `broken`). */
     let ahead: Promise<void> = Promise.resolve();
     const write = async (records: readonly SessionRecord[]) => {
-      // Nothing is appended after records saved ahead until they are durable: a store whose
-      // appends could settle out of order cannot get records that follow a failed one.
-      await ahead;
       if (broken !== undefined) throw broken;
       const opening = pendingOpening;
       const batch = withOpening(records);
       try {
+        // Stores keep appends in order: once this one is durable, records saved ahead are too
+        // (or failed, failing this one), and this append shares their sync.
         if (log) await log.append(batch);
+        await ahead;
       } catch (error) {
         pendingOpening = opening;
         throw error;
       }
+      if (broken !== undefined) throw broken;
       for (const record of batch) history.apply(record);
     };
-    const writeAhead = async (records: readonly SessionRecord[]) => {
-      await ahead;
+    const writeAhead = (records: readonly SessionRecord[]) => {
       if (broken !== undefined) throw broken;
       const batch = withOpening(records);
-      const durable = log ? log.append(batch) : Promise.resolve();
+      // Nothing waits on these records: they may wait briefly to share the next append's sync.
+      const durable = log ? log.append(batch, { shareSync: true }) : Promise.resolve();
       ahead = durable.catch((error: unknown) => {
         broken ??= error;
       });

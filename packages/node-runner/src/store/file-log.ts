@@ -5,10 +5,20 @@ import type { HeldLock } from "./file-lock.js";
 import { encodeLogLine } from "./log-line.js";
 import type { LogContents } from "./log-reader.js";
 import type { SessionRecord } from "./records.js";
-import type { SessionLog } from "./types.js";
+import type { AppendOptions, SessionLog } from "./types.js";
 import { checkAppend } from "./validate-record.js";
 
 type LogErrorCode = ConstructorParameters<typeof SessionLogError>[0];
+
+/** How long an append that may share its sync waits for a later append before syncing alone. */
+const shareSyncWindowMs = 5;
+
+/** A sync owed to appends that wait to share one. */
+interface OwedSync {
+  readonly promise: Promise<void>;
+  readonly timer: ReturnType<typeof setTimeout>;
+  settle(sync: Promise<void>): void;
+}
 
 /**
  * An open session log file. Appends are written in call order, each as one write of all its
@@ -36,6 +46,8 @@ class FileSessionLog implements SessionLog {
   #syncing: Promise<void> | undefined;
   /** The sync that starts when the running one ends, covering the writes made meanwhile. */
   #nextSync: Promise<void> | undefined;
+  /** The sync owed to appends written with `shareSync`, until one starts or the window ends. */
+  #owed: OwedSync | undefined;
   /** When the latest non-empty append is durable (never rejects). */
   #durable: Promise<void> = Promise.resolve();
   #failure: SessionLogError | undefined;
@@ -52,7 +64,7 @@ class FileSessionLog implements SessionLog {
     this.#accepted = contents.records.length;
   }
 
-  append(records: readonly SessionRecord[]): Promise<void> {
+  append(records: readonly SessionRecord[], options?: AppendOptions): Promise<void> {
     if (this.#closing !== undefined) {
       return Promise.reject(this.#error("session_log_write_failed", "the log is closed; nothing was appended"));
     }
@@ -88,7 +100,7 @@ class FileSessionLog implements SessionLog {
     const written = this.#queue.then(() => this.#write(Buffer.from(text)));
     // The queue only orders writes; each caller sees its own outcome through `durable`.
     this.#queue = written.catch(() => {});
-    const durable = written.then(() => this.#syncCovering());
+    const durable = written.then(() => (options?.shareSync ? this.#syncShared() : this.#syncCovering()));
     this.#durable = durable.catch(() => {});
     return durable;
   }
@@ -123,8 +135,36 @@ class FileSessionLog implements SessionLog {
     }
   }
 
-  /** A sync that starts after every write done so far: the running one's successor, or a new one. */
+  /** A sync within the window, or the one a later append starts sooner: it covers this write too. */
+  #syncShared(): Promise<void> {
+    if (this.#owed !== undefined) return this.#owed.promise;
+    let settle!: (sync: Promise<void>) => void;
+    const promise = new Promise<void>((resolve, reject) => {
+      settle = (sync) => sync.then(resolve, reject);
+    });
+    const timer = setTimeout(() => {
+      if (this.#owed?.timer === timer) this.#syncCovering();
+    }, shareSyncWindowMs);
+    this.#owed = { promise, timer, settle };
+    return promise;
+  }
+
+  /**
+   * A sync that starts after every write done so far: the running one's successor, or a new
+   * one. It settles the sync owed to earlier appends waiting to share one.
+   */
   #syncCovering(): Promise<void> {
+    const owed = this.#owed;
+    this.#owed = undefined;
+    if (owed !== undefined) clearTimeout(owed.timer);
+    const sync = this.#nextOrNewSync();
+    if (owed === undefined) return sync;
+    // One promise for both, so the earlier appends resolve first, as appends do.
+    owed.settle(sync);
+    return owed.promise;
+  }
+
+  #nextOrNewSync(): Promise<void> {
     if (this.#nextSync !== undefined) return this.#nextSync;
     if (this.#syncing === undefined) return this.#startSync();
     // The running sync may have started before this write: wait for the one after it.

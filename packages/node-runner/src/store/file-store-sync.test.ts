@@ -117,6 +117,33 @@ describe("file store syncs", () => {
     expect(steps).toEqual(["written", "sync 1 start", "sync 1 end", "written", "sync 2 start", "sync 2 end"]);
   });
 
+  it("an append that may share its sync is covered by the next append's sync", async () => {
+    const steps: Step[] = [];
+    const log = await createFileSessionStore({ directory: root }).open("s1");
+    await log.append([opening]);
+    restore = await instrumentHandles(root, steps);
+    const shared = log.append([started(1)], { shareSync: true }).then(() => steps.push("shared durable"));
+    // The next append comes once the shared one is written, as the next turn's intent does.
+    await writesSeen(steps, 1);
+    const next = log.append([started(2)]).then(() => steps.push("next durable"));
+    await Promise.all([shared, next]);
+    await log.close();
+    expect(steps).toEqual(["written", "written", "sync 1 start", "sync 1 end", "shared durable", "next durable"]);
+  });
+
+  it("an append that may share its sync, with none following, is synced on its own within a few milliseconds", async () => {
+    const steps: Step[] = [];
+    const log = await createFileSessionStore({ directory: root }).open("s1");
+    await log.append([opening]);
+    restore = await instrumentHandles(root, steps);
+    await log.append([started(1)], { shareSync: true });
+    steps.push("durable");
+    await log.close();
+    expect(steps).toEqual(["written", "sync 1 start", "sync 1 end", "durable"]);
+    const lines = (await readFile(join(root, "s1.jsonl"), "utf8")).trim().split("\n");
+    expect(lines).toHaveLength(2);
+  });
+
   it("an empty append resolves only once the appends before it are durable", async () => {
     const steps: Step[] = [];
     const log = await createFileSessionStore({ directory: root }).open("s1");

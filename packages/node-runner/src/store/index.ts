@@ -20,4 +20,4 @@ export {
   type ToolEndRecord,
   type ToolStartRecord,
 } from "./records.js";
-export type { SessionLog, SessionStore } from "./types.js";
+export type { AppendOptions, SessionLog, SessionStore } from "./types.js";

@@ -1,7 +1,7 @@
 import { SessionLockedError, SessionLogError } from "../errors.js";
 import { throwIfAborted } from "./abort.js";
 import type { SessionRecord } from "./records.js";
-import type { SessionLog, SessionStore } from "./types.js";
+import type { AppendOptions, SessionLog, SessionStore } from "./types.js";
 import { checkAppend } from "./validate-record.js";
 
 interface SavedSession {
@@ -22,7 +22,8 @@ class MemorySessionLog implements SessionLog {
     this.records = Object.freeze(saved.records.map((text) => JSON.parse(text) as SessionRecord));
   }
 
-  async append(records: readonly SessionRecord[]): Promise<void> {
+  /** Saved at once, so there is no sync to share: AppendOptions change nothing here. */
+  async append(records: readonly SessionRecord[], _options?: AppendOptions): Promise<void> {
     if (this.#closed) throw this.#error("session_log_write_failed", "the log is closed; nothing was appended");
     const problem = checkAppend(records, this.#saved.records.length);
     if (problem !== undefined) {

@@ -1,5 +1,15 @@
 import type { SessionRecord } from "./records.js";
 
+/** How one append is made durable. */
+export interface AppendOptions {
+  /**
+   * The append may wait a few milliseconds for a later append to share its sync (the Runner
+   * asks this for records nothing waits on, such as a batch's settlement before the next
+   * turn's intent). It is written at once all the same. A store may ignore it.
+   */
+  readonly shareSync?: boolean;
+}
+
 /**
  * One Session's history, opened for writing. While it is open no other writer (in this or
  * another process) can open the same Session.
@@ -15,7 +25,7 @@ export interface SessionLog {
    * resolves (the Runner does, to overlap a sync with its next model call): appends are kept
    * in call order and resolve in that order, and one that follows a failed one fails too.
    */
-  append(records: readonly SessionRecord[]): Promise<void>;
+  append(records: readonly SessionRecord[], options?: AppendOptions): Promise<void>;
   /** Releases the writer lock. Idempotent. */
   close(): Promise<void>;
 }
