@@ -79,8 +79,13 @@ export interface ModelRuntime {
 export interface ModelBinding extends ModelRuntime {
   /** A stable name for the model, e.g. `anthropic/claude-sonnet-4-5`. */
   readonly specifier: string;
-  /** The model's context window in tokens. */
-  readonly contextWindow: number;
+  /**
+   * The model's context window in tokens, where the binding knows it from a source it can
+   * name (an option, the provider's catalog, a documented table). Undefined when unknown: the
+   * Runner then compacts automatically only if `contextBudget.contextWindow` is set, and never
+   * guesses a window.
+   */
+  readonly contextWindow?: number;
 }
 
 /** True when the value has a `stream` method, i.e. can serve as a model runtime. */

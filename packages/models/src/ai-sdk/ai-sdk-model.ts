@@ -10,7 +10,10 @@ import { fromV3 } from "./v3-bridge.js";
 export interface AiSdkOptions {
   /** The binding's name. Default `<model.provider>/<model.modelId>`, e.g. `openai.chat/gpt-4o-mini`. */
   readonly specifier?: string;
-  /** The model's context window in tokens; the AI SDK does not report it. Default 128,000; a positive integer. */
+  /**
+   * The model's context window in tokens, a positive integer. The AI SDK does not report one,
+   * so the default is none: automatic compaction then needs `contextBudget.contextWindow`.
+   */
   readonly contextWindow?: number;
   /** Prices per million tokens, to report `costUsd`. Default: no cost is reported. */
   readonly pricing?: AiSdkPricing;
@@ -34,8 +37,6 @@ export interface AiSdkOptions {
   readonly providerTools?: Readonly<Record<string, AiSdkProviderToolMapping>>;
 }
 
-const DEFAULT_CONTEXT_WINDOW = 128_000;
-
 /**
  * Wraps a Vercel AI SDK language model (the `LanguageModelV4` interface of `@ai-sdk/provider` 4,
  * which every AI SDK provider package implements, or the previous `LanguageModelV3`) as a
@@ -52,8 +53,8 @@ const DEFAULT_CONTEXT_WINDOW = 128_000;
  */
 export function aiSdk(languageModel: LanguageModelV4 | LanguageModelV3, options: AiSdkOptions = {}): ModelBinding {
   const model = checkModel(languageModel);
-  const contextWindow = options.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
-  if (!Number.isInteger(contextWindow) || contextWindow <= 0) {
+  const contextWindow = options.contextWindow;
+  if (contextWindow !== undefined && (!Number.isInteger(contextWindow) || contextWindow <= 0)) {
     throw new DeclarationError(`aiSdk: contextWindow must be a positive integer; got ${String(contextWindow)}.`);
   }
   const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
@@ -81,7 +82,7 @@ export function aiSdk(languageModel: LanguageModelV4 | LanguageModelV3, options:
   });
   return Object.freeze({
     specifier,
-    contextWindow,
+    ...(contextWindow !== undefined ? { contextWindow } : {}),
     stream: (request, { signal }) => streamCall(model, request, signal, settings),
   } satisfies ModelBinding);
 }

@@ -10,5 +10,5 @@ export {
   type AnthropicPricing,
   type AnthropicThinking,
   DEFAULT_MAX_OUTPUT_TOKENS,
-  defaultContextWindow,
 } from "./options.js";
+export { anthropicContextWindows, defaultContextWindow } from "./context-windows.js";

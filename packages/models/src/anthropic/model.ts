@@ -8,8 +8,8 @@ import { streamMessages } from "./stream.js";
 /**
  * A model binding on Anthropic's streaming Messages API, through the official SDK.
  *
- * - `specifier` is `anthropic/<model>`; `contextWindow` is the option, or 200,000
- *   (`defaultContextWindow`).
+ * - `specifier` is `anthropic/<model>`; `contextWindow` is the option, or the documented
+ *   window of the model's family (`defaultContextWindow`), or absent for an unknown id.
  * - Each request sends `system` as the system prompt, the conversation with `context`
  *   appended as a final user text block, the tools with their input schemas, `max_tokens`
  *   (`maxOutputTokens`, default 4,096) and the thinking configuration.
@@ -30,7 +30,7 @@ export function anthropic(options: AnthropicOptions): ModelBinding {
   const client = createClient(settings);
   return {
     specifier: `anthropic/${settings.model}`,
-    contextWindow: settings.contextWindow,
+    ...(settings.contextWindow !== undefined ? { contextWindow: settings.contextWindow } : {}),
     async *stream(request, { signal }): AsyncGenerator<ModelStreamEvent> {
       if (request.hostedTools.length > 0) {
         const names = request.hostedTools.map((tool) => `${tool.name} (${tool.hosted.kind})`).join(", ");

@@ -1,5 +1,6 @@
 import { DeclarationError } from "@castellan/harness";
 import { DEFAULT_MAX_RETRIES, MAX_RETRIES_LIMIT } from "../shared/retry.js";
+import { defaultContextWindow } from "./context-windows.js";
 
 /** Where the Anthropic API lives unless `baseURL` says otherwise. */
 export const DEFAULT_BASE_URL = "https://api.anthropic.com";
@@ -55,7 +56,11 @@ export interface AnthropicOptions {
   readonly maxRetries?: number;
   /** Prices for `costUsd` in usage events. Without them no cost is reported. */
   readonly pricing?: AnthropicPricing;
-  /** The model's context window in tokens. Default: see `defaultContextWindow`. */
+  /**
+   * The model's context window in tokens. Default: the documented window of the model's family
+   * (`defaultContextWindow`), or none for an id the table does not know; then automatic
+   * compaction needs `contextBudget.contextWindow`.
+   */
   readonly contextWindow?: number;
 }
 
@@ -68,17 +73,7 @@ export interface ResolvedOptions {
   readonly baseURL: string;
   readonly maxRetries: number;
   readonly pricing: AnthropicPricing | undefined;
-  readonly contextWindow: number;
-}
-
-/**
- * The context window of a model id. Every Claude family Anthropic serves (Haiku, Sonnet, Opus
- * and the later families) has a 200,000-token standard window, and so does an unknown id; a
- * larger window (e.g. a 1M-token beta) must be stated with the `contextWindow` option, or read
- * from `listModels` (`contextWindow` there is the catalog's `max_input_tokens`).
- */
-export function defaultContextWindow(_model: string): number {
-  return 200_000;
+  readonly contextWindow: number | undefined;
 }
 
 /** Checks the options and applies defaults. Throws DeclarationError; never echoes the key. */
@@ -95,8 +90,8 @@ export function resolveOptions(options: AnthropicOptions): ResolvedOptions {
   positiveInteger(maxOutputTokens, `${where}: maxOutputTokens`);
   const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
   checkMaxRetries(maxRetries, where);
+  if (options.contextWindow !== undefined) positiveInteger(options.contextWindow, `${where}: contextWindow`);
   const contextWindow = options.contextWindow ?? defaultContextWindow(options.model);
-  positiveInteger(contextWindow, `${where}: contextWindow`);
   const thinking = options.thinking;
   if (thinking !== undefined && thinking !== "off" && thinking !== "adaptive") {
     const budget = (thinking as { budgetTokens?: unknown } | null)?.budgetTokens;

@@ -8,7 +8,8 @@ import { finishInBackground } from "../shared/release-body.js";
 import { DEFAULT_MAX_RETRIES, MAX_RETRIES_LIMIT } from "../shared/retry.js";
 import { retryBeforeFirstEvent } from "../shared/retry-stream.js";
 import { classifyError, malformed } from "./errors.js";
-import { CHATGPT_CODEX_BASE_URL, type CodexOptions, DEFAULT_CONTEXT_WINDOW, OPENAI_BASE_URL } from "./options.js";
+import { codexContextWindow } from "./context-windows.js";
+import { CHATGPT_CODEX_BASE_URL, type CodexOptions, OPENAI_BASE_URL } from "./options.js";
 import { buildParams, type RequestSettings } from "./request.js";
 import { ResponseStreamMapper } from "./stream-mapper.js";
 
@@ -41,10 +42,10 @@ export function codex(options: CodexOptions): ModelBinding {
   if (!Number.isInteger(maxRetries) || maxRetries < 0 || maxRetries > MAX_RETRIES_LIMIT) {
     throw new DeclarationError(`codex maxRetries must be an integer from 0 to ${MAX_RETRIES_LIMIT}.`);
   }
-  const contextWindow = options.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
-  if (!Number.isInteger(contextWindow) || contextWindow <= 0) {
+  if (options.contextWindow !== undefined && (!Number.isInteger(options.contextWindow) || options.contextWindow <= 0)) {
     throw new DeclarationError("codex contextWindow must be a positive integer.");
   }
+  const contextWindow = options.contextWindow ?? codexContextWindow(model);
   const { maxOutputTokens } = options;
   if (maxOutputTokens !== undefined && (!Number.isInteger(maxOutputTokens) || maxOutputTokens <= 0)) {
     throw new DeclarationError("codex maxOutputTokens must be a positive integer.");
@@ -69,7 +70,7 @@ export function codex(options: CodexOptions): ModelBinding {
   };
   return {
     specifier: options.specifier ?? `codex/${model}`,
-    contextWindow,
+    ...(contextWindow !== undefined ? { contextWindow } : {}),
     stream: (request, { signal }) => streamResponse(context, request, signal),
   };
 }

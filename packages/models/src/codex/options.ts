@@ -45,7 +45,11 @@ export interface CodexOptions {
   readonly reasoning?: CodexReasoningOptions | false;
   /** The `max_output_tokens` of every request. Default: unset (the model's own limit). */
   readonly maxOutputTokens?: number;
-  /** The model's context window in tokens. Default 272,000 (the GPT-5 Codex input window). */
+  /**
+   * The model's input window in tokens. Default: the documented window of the model
+   * (`codexContextWindow`), or none for an id the table does not know; then automatic
+   * compaction needs `contextBudget.contextWindow`.
+   */
   readonly contextWindow?: number;
   /**
    * How often a failed call is retried before anything was streamed, for retryable errors only
@@ -64,4 +68,3 @@ export interface CodexOptions {
 export const OPENAI_BASE_URL = "https://api.openai.com/v1";
 /** The ChatGPT Codex backend, for access tokens. */
 export const CHATGPT_CODEX_BASE_URL = "https://chatgpt.com/backend-api/codex";
-export const DEFAULT_CONTEXT_WINDOW = 272_000;

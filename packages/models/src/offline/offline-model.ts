@@ -4,7 +4,7 @@ import { type Message, type ModelBinding, type ModelRequest, type ModelStreamEve
 export interface OfflineModelOptions {
   /** Default `offline/echo`. */
   readonly specifier?: string;
-  /** Default 128,000 tokens. */
+  /** The window compaction budgets against, in tokens. Default: none (the echo model has no limit). */
   readonly contextWindow?: number;
   /** Longest excerpt of any one message or section in the reply, in characters. Default 240. */
   readonly excerptLength?: number;
@@ -19,7 +19,7 @@ export function offline(options: OfflineModelOptions = {}): ModelBinding {
   const excerptLength = options.excerptLength ?? 240;
   return {
     specifier: options.specifier ?? "offline/echo",
-    contextWindow: options.contextWindow ?? 128_000,
+    ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
     async *stream(request, { signal }): AsyncGenerator<ModelStreamEvent> {
       const reply = describe(request, excerptLength);
       for (const line of reply.split(/(?<=\n)/)) {

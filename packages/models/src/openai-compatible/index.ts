@@ -1,2 +1,2 @@
-export { defaultContextWindow, type OpenAICompatibleOptions, openaiCompatible } from "./openai-compatible.js";
+export { type OpenAICompatibleOptions, openaiCompatible } from "./openai-compatible.js";
 export type { ModelPricing } from "./pricing.js";

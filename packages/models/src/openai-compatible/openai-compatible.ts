@@ -12,7 +12,10 @@ export interface OpenAICompatibleOptions {
   readonly apiKey: string;
   /** The server's model id, e.g. `gpt-4.1-mini` or `llama3.2`. */
   readonly model: string;
-  /** The model's context window in tokens. Default 128,000. */
+  /**
+   * The model's context window in tokens. Default: none, since a compatible server may serve
+   * any model; without it automatic compaction needs `contextBudget.contextWindow`.
+   */
   readonly contextWindow?: number;
   /** Extra headers sent with every request (printable ASCII). */
   readonly headers?: Readonly<Record<string, string>>;
@@ -31,9 +34,6 @@ export interface OpenAICompatibleOptions {
    */
   readonly maxTokensField?: "max_tokens" | "max_completion_tokens";
 }
-
-/** Default context window when the options name none. */
-export const defaultContextWindow = 128_000;
 
 /**
  * A model on any server speaking OpenAI's Chat Completions API (vLLM, Ollama, LM Studio,
@@ -57,7 +57,7 @@ export function openaiCompatible(options: OpenAICompatibleOptions): ModelBinding
   const client = createChatClient({ apiKey, baseURL, headers: checkHeaders(options.headers, where) });
   return Object.freeze({
     specifier: `openai-compatible/${model}`,
-    contextWindow: contextWindow ?? defaultContextWindow,
+    ...(contextWindow !== undefined ? { contextWindow } : {}),
     stream: compatibleStream({
       context: { provider: "openai-compatible", label: `the model server at ${new URL(baseURL).host}`, secret: apiKey },
       client,

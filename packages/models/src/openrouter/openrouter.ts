@@ -1,7 +1,6 @@
 import { DeclarationError, type ModelBinding, ModelProviderError } from "@castellan/harness";
 import { createChatClient } from "../openai-compatible/client.js";
 import { compatibleStream } from "../openai-compatible/compatible-stream.js";
-import { defaultContextWindow } from "../openai-compatible/openai-compatible.js";
 import { chatCallSettings, checkHeaders, requireHttpUrl, requireText } from "../openai-compatible/options.js";
 import type { ModelPricing } from "../openai-compatible/pricing.js";
 import { listOpenRouterModels, type OpenRouterModel, openRouterBaseURL, openRouterContext } from "./catalog.js";
@@ -40,11 +39,11 @@ export interface OpenRouterOptions {
 /** An OpenRouter model binding. */
 export interface OpenRouterBinding extends ModelBinding {
   /**
-   * The model's context length from the catalog once it is known (after `check()`, or from
-   * `catalogEntry`); before that the `contextWindow` option or 128,000. A Session reads it when
-   * it opens, so check first.
+   * The `contextWindow` option, or else the model's context length from the catalog once it
+   * is known (after `check()` or the first request, or from `catalogEntry`); undefined before.
+   * The Runner reads it before every model call.
    */
-  readonly contextWindow: number;
+  readonly contextWindow: number | undefined;
   /**
    * Reads OpenRouter's catalog (at most once per binding; concurrent calls share one request)
    * and returns the model's entry. Rejects with `model_unknown` when the catalog lacks the
@@ -111,7 +110,7 @@ export function openrouter(options: OpenRouterOptions): OpenRouterBinding {
   return Object.freeze({
     specifier: `openrouter/${model}`,
     get contextWindow() {
-      return contextWindow ?? entry?.contextLength ?? defaultContextWindow;
+      return contextWindow ?? entry?.contextLength;
     },
     stream,
     check,

@@ -33,7 +33,7 @@ export type ScriptedStepSource = ScriptedStep | ((request: ModelRequest, call: n
 export interface ScriptedModelOptions {
   /** Default `scripted/model`. */
   readonly specifier?: string;
-  /** Default 200,000 tokens. */
+  /** The window compaction budgets against, in tokens. Default: none (no automatic compaction). */
   readonly contextWindow?: number;
 }
 
@@ -124,7 +124,7 @@ export function scriptedModel(steps: readonly ScriptedStepSource[], options: Scr
 
   return {
     specifier: options.specifier ?? "scripted/model",
-    contextWindow: options.contextWindow ?? 200_000,
+    ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
     stream,
     requests,
     get remaining() {

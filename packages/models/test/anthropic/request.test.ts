@@ -209,8 +209,13 @@ describe("the anthropic binding", () => {
   it("has a specifier and a context window, connects to nothing, and keeps the key off the binding", async () => {
     const model = anthropic({ apiKey: FAKE_KEY, model: MODEL, baseURL: fixture.url });
     expect(model.specifier).toBe(`anthropic/${MODEL}`);
-    expect(model.contextWindow).toBe(200_000);
+    // An id the documented table does not know has no window; a known family has its own.
+    expect(model.contextWindow).toBeUndefined();
+    expect(anthropic({ apiKey: FAKE_KEY, model: "claude-sonnet-4-6" }).contextWindow).toBe(200_000);
+    expect(anthropic({ apiKey: FAKE_KEY, model: "claude-3-5-haiku-20241022" }).contextWindow).toBe(200_000);
+    expect(anthropic({ apiKey: FAKE_KEY, model: "claude-sonnet-40" }).contextWindow).toBeUndefined();
     expect(anthropic({ apiKey: FAKE_KEY, model: MODEL, contextWindow: 1_000_000 }).contextWindow).toBe(1_000_000);
+    expect(() => anthropic({ apiKey: FAKE_KEY, model: MODEL, contextWindow: 0 })).toThrow(/contextWindow/);
     expect(fixture.requests).toHaveLength(0);
     assertNoKey(model, Object.getOwnPropertyNames(model));
   });

@@ -220,8 +220,20 @@ describe("codex request mapping", () => {
     expect(() => codex({ apiKey: "a", model: "m", maxRetries: -1 })).toThrow(/maxRetries/);
     const model = codex({ accessToken: FAKE_KEY, model: "gpt-5-codex", contextWindow: 400_000 });
     expect(model.contextWindow).toBe(400_000);
+    expect(() => codex({ apiKey: "a", model: "m", contextWindow: 0 })).toThrow(/contextWindow/);
     // The credential is not a property of the binding.
     expect(JSON.stringify(model)).not.toContain(FAKE_KEY);
     expect(Object.values(model).some((value) => typeof value === "string" && value.includes(FAKE_KEY))).toBe(false);
+  });
+
+  it("takes the window of a known model from the documented table, and assumes none for an unknown one", () => {
+    const window = (id: string) => codex({ apiKey: FAKE_KEY, model: id }).contextWindow;
+    expect(window("gpt-5")).toBe(272_000);
+    expect(window("gpt-5.1-codex-max")).toBe(272_000);
+    expect(window("gpt-5-2025-08-07")).toBe(272_000);
+    expect(window("gpt-4.1-mini")).toBe(1_047_576);
+    expect(window("o4-mini")).toBe(200_000);
+    expect(window("gpt-50")).toBeUndefined();
+    expect(window("my-fine-tune")).toBeUndefined();
   });
 });
