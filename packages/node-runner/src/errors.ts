@@ -94,3 +94,10 @@ export class ResourceError extends CastellanError {
     super("resource_failed", message, options);
   }
 }
+
+/** An option is malformed or out of range; the message names the field and what it accepts. */
+export class InvalidOptionsError extends CastellanError {
+  constructor(message: string) {
+    super("invalid_options", message);
+  }
+}

@@ -7,6 +7,7 @@ export type {
   SandboxLease,
 } from "@castellan/harness";
 export {
+  InvalidOptionsError,
   ModelCallError,
   ModelResolutionError,
   ParamsError,
@@ -67,6 +68,7 @@ export {
 } from "./runner/create-node-runner.js";
 export { SkillsUnavailableError } from "./session/admit.js";
 export type {
+  InspectedCompaction,
   InspectedDeclaration,
   InspectedProjection,
   InspectedSection,

@@ -1,3 +1,4 @@
+import { readdir } from "node:fs/promises";
 import {
   type Agent,
   defineAgent,
@@ -302,27 +303,48 @@ describe("automatic compaction", () => {
     });
   });
 
-  it("fails the Run with compaction_failed when the compaction model is not registered", async () => {
-    const model = scriptedModel([...researchTurns], { contextWindow: 2_000 });
+  it("refuses to open the Session with model_not_found when the compaction model is not registered", async () => {
+    const model = scriptedModel([], { contextWindow: 2_000 });
+    await expect(
+      openResearch({ agent: researchAgent(model), contextBudget: { ...budget, model: "missing-summarizer" } }),
+    ).rejects.toMatchObject({
+      code: "model_not_found",
+      message: expect.stringContaining('contextBudget.model names model "missing-summarizer"'),
+    });
+    // Nothing was saved and the model was never asked.
+    await expect(readdir(temp.path)).resolves.toEqual([]);
+    expect(model.requests).toHaveLength(0);
+  });
+
+  it("resolves a named compaction model through the Runner's resolver, per summary", async () => {
+    const main = scriptedModel([...researchTurns, { text: "done" }], { specifier: "main", contextWindow: 2_000 });
+    const summarizer = scriptedModel([{ text: "SUMMARY-R" }], { specifier: "summarizer" });
+    const asked: string[] = [];
+    const resolver: NodeRunnerPlugin = {
+      name: "resolver",
+      apply: (host) =>
+        host.registerModelResolver({
+          resolve: ({ name }) => {
+            asked.push(name);
+            return name === "app/summarizer" ? summarizer : main;
+          },
+        }),
+    };
     const { session, close } = await openResearch({
-      agent: researchAgent(model),
-      contextBudget: { ...budget, model: "missing-summarizer" },
+      agent: researchAgent("app/chat"),
+      contextBudget: { ...budget, model: "app/summarizer", contextWindow: 2_000 },
+      plugins: [resolver],
     });
     try {
-      const run = session.run("Read pages a to d.");
-      const events = await collect(run);
-      await expect(run.result).rejects.toMatchObject({
-        code: "compaction_failed",
-        message: expect.stringContaining("missing-summarizer"),
-      });
-      expect(events.at(-1)).toMatchObject({ kind: "run-end", status: "failed", error: { code: "compaction_failed" } });
+      await session.run("Read pages a to d.").result;
     } finally {
       await close();
     }
-    model.assertComplete();
-    const saved = await records();
-    expect(saved.some((record) => record.kind === "compaction")).toBe(false);
-    expect(saved.at(-1)).toMatchObject({ kind: "run-end", status: "failed", error: { code: "compaction_failed" } });
+    expect(summarizer.requests).toHaveLength(1);
+    expect(asked).toContain("app/summarizer");
+    expect(asked.filter((name) => name === "app/chat")).toHaveLength(4);
+    const compaction = (await records()).find((record) => record.kind === "compaction");
+    expect(compaction).toMatchObject({ model: "summarizer", summary: expect.stringContaining("SUMMARY-R") });
   });
 
   it("fails the Run with compaction_failed when the compaction model fails, saves nothing, and can compact later", async () => {

@@ -1,3 +1,4 @@
+export { anthropicContextWindows, defaultContextWindow } from "./context-windows.js";
 export {
   type AnthropicDiscoveryOptions,
   type AnthropicModelInfo,
@@ -11,4 +12,3 @@ export {
   type AnthropicThinking,
   DEFAULT_MAX_OUTPUT_TOKENS,
 } from "./options.js";
-export { anthropicContextWindows, defaultContextWindow } from "./context-windows.js";

@@ -1,7 +1,7 @@
 import type { Message, ModelRequest, Projection, Usage } from "@castellan/harness";
 import { CastellanError } from "@castellan/harness";
 import { estimateMessageTokens, estimateTextTokens } from "../history/token-estimate.js";
-import { type BoundModel, bindModel } from "../models/bound-model.js";
+import type { BoundModel } from "../models/bound-model.js";
 import type { Emit, SessionCore } from "../session/session-core.js";
 import { streamModelTurn } from "./model-turn.js";
 
@@ -106,7 +106,10 @@ export async function compactConversation(
     options.emit?.({ kind: "compaction-start", runId, reason: "budget", tokensBefore });
   }
 
-  const model = compactionModel(core, options.sessionModel);
+  // A summary is written by the configured compaction model, else by the model of the Run.
+  const model = core.compactionModel
+    ? await core.compactionModel.resolve({ sessionId: core.sessionId, runId, signal: options.signal })
+    : options.sessionModel;
   const request: ModelRequest = {
     system: core.contextBudget.instructions ?? defaultInstructions,
     context: "",
@@ -181,17 +184,4 @@ export function keptMessageCount(messages: readonly Message[], keepTokens: numbe
     start = unitStart;
   }
   return messages.length - start;
-}
-
-function compactionModel(core: SessionCore, sessionModel: BoundModel): BoundModel {
-  const configured = core.contextBudget.model;
-  if (configured === undefined) return sessionModel;
-  if (typeof configured !== "string") return bindModel(configured, configured.specifier);
-  const registered = core.registry.models.get(configured);
-  if (!registered) {
-    throw new CompactionError(
-      `The compaction model "${configured}" is not registered; register it with host.registerModel.`,
-    );
-  }
-  return registered;
 }

@@ -1,6 +1,7 @@
 import type { ContentBlock, ErrorInfo, RunEvent, RunResult, Usage } from "@castellan/harness";
 import { CastellanError, projectTurn, textOf } from "@castellan/harness";
 import { RunAbortedError, SessionStateError } from "../errors.js";
+import type { SessionModel } from "../models/session-model.js";
 import { type Emit, type SessionCore, turnContext } from "../session/session-core.js";
 import type { SessionRecord } from "../store/records.js";
 import { abortable } from "../util/abortable.js";
@@ -32,6 +33,8 @@ export interface RunRequest {
   readonly signal: AbortSignal;
   readonly joined: JoinQueue;
   readonly budget: UsageBudget | undefined;
+  /** The model of this Run: the Session's, or the one `RunOptions.model` chose. */
+  readonly model: SessionModel;
 }
 
 /**
@@ -76,7 +79,8 @@ async function turnLoop(core: SessionCore, run: RunRequest, outbox: Outbox): Pro
 
       const projection = projectTurn(core.program, turnContext(core, turn));
       core.observeProjection(projection, { runId, turn });
-      const model = await abortable(core.model.resolve({ sessionId: core.sessionId, runId, signal }), signal);
+      const model = await abortable(run.model.resolve({ sessionId: core.sessionId, runId, signal }), signal);
+      core.lastModel = model;
       const compaction = await compactIfNeeded(core, { runId, projection, model, signal, emit });
       // A summary is a model call of this Run: it counts toward its usage and budget.
       if (compaction?.usage) {

@@ -2,7 +2,7 @@ import type { Agent, JsonObject, ResourceRequest, SandboxLease } from "@castella
 import { buildProgram, CastellanError, projectTurn, resolveResourceSpec } from "@castellan/harness";
 import { RunAbortedError, SessionMismatchError } from "../errors.js";
 import { SessionHistory } from "../history/session-history.js";
-import { resolveSessionModel } from "../models/session-model.js";
+import { resolveSessionModel, selectModel } from "../models/session-model.js";
 import type { PermissionPreset } from "../permissions/types.js";
 import type { Registry } from "../plugins/registry.js";
 import { ResourceOwner } from "../resources/resource-owner.js";
@@ -79,6 +79,10 @@ export async function admitSession(request: AdmissionRequest): Promise<AdmittedS
     const program = buildProgram(agent);
     const tools = bindTools(program, registry);
     const model = resolveSessionModel(agent, registry);
+    const compactionModel =
+      request.contextBudget.model === undefined
+        ? undefined
+        : selectModel(request.contextBudget.model, registry, "contextBudget.model names model");
     if (agent.skills.length > 0) throw new SkillsUnavailableError(agent.id);
 
     const acquireSignal = signal ?? new AbortController().signal;
@@ -176,6 +180,8 @@ export async function admitSession(request: AdmissionRequest): Promise<AdmittedS
       history,
       tools,
       model,
+      compactionModel,
+      lastModel: undefined,
       registry,
       policy: { hooks: registry.hooks.toolPermission, preset: request.preset, approval: registry.approval },
       resources,

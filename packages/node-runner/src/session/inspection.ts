@@ -61,6 +61,49 @@ export interface InspectedDeclaration {
   readonly placements: readonly SectionPlacement[];
 }
 
+/**
+ * Whether requests are compacted automatically before they pass the context budget, for the
+ * model used last (or, before any Run, the Session's model where it is known without a request).
+ * The Runner never guesses a window: without one, nothing is compacted automatically.
+ */
+export interface InspectedCompaction {
+  readonly automatic: boolean;
+  /** The window the budget is taken from, in tokens, when there is one. */
+  readonly contextWindow?: number;
+  /** `context-budget` when `contextBudget.contextWindow` sets the window, `model` when the binding reports it. */
+  readonly source?: "context-budget" | "model";
+  /** The specifier of the model this describes; absent while a resolver has not resolved one. */
+  readonly model?: string;
+  /** Why automatic compaction is off. */
+  readonly reason?: string;
+}
+
+/** Describes automatic compaction for a configured window and a model (undefined: not known yet). */
+export function compactionStatus(
+  configuredWindow: number | undefined,
+  model: { readonly specifier: string; readonly contextWindow: number | undefined } | undefined,
+): InspectedCompaction {
+  const named = model ? { model: model.specifier } : {};
+  if (configuredWindow !== undefined) {
+    return { automatic: true, contextWindow: configuredWindow, source: "context-budget", ...named };
+  }
+  if (!model) {
+    return {
+      automatic: false,
+      reason:
+        "The model is resolved per request and none has been resolved yet; set contextBudget.contextWindow to compact automatically.",
+    };
+  }
+  if (model.contextWindow !== undefined) {
+    return { automatic: true, contextWindow: model.contextWindow, source: "model", ...named };
+  }
+  return {
+    automatic: false,
+    ...named,
+    reason: `Model "${model.specifier}" reports no context window and contextBudget.contextWindow is not set.`,
+  };
+}
+
 /** The frozen view `session.inspect()` returns. */
 export interface SessionInspection {
   readonly sessionId: string;
@@ -79,6 +122,8 @@ export interface SessionInspection {
   readonly stateWrites: readonly StateWrite[];
   /** Host writes queued for the next turn (saved, not yet applied). */
   readonly pendingState: readonly Readonly<Record<string, JsonValue>>[];
+  /** Whether automatic compaction is on, and the window it budgets against. */
+  readonly compaction: InspectedCompaction;
 }
 
 /** Keeps the projections of the current open for `session.inspect()`. */
@@ -130,6 +175,7 @@ export class InspectionRecorder {
       readonly writes: readonly StateWrite[];
       readonly pending: readonly Readonly<Record<string, JsonValue>>[];
     },
+    compaction: InspectedCompaction,
   ): SessionInspection {
     const empty: InspectedProjection = { tools: [], sections: [] };
     const current = this.latest ?? empty;
@@ -143,6 +189,7 @@ export class InspectionRecorder {
       state: state.state,
       stateWrites: [...state.writes],
       pendingState: [...state.pending],
+      compaction,
     });
   }
 

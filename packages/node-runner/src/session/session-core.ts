@@ -1,6 +1,7 @@
 import type {
   Agent,
   JsonObject,
+  ModelBinding,
   Program,
   Projection,
   ResourceRequest,
@@ -10,6 +11,7 @@ import type {
 } from "@castellan/harness";
 import { ResourcePendingError } from "@castellan/harness";
 import type { SessionHistory } from "../history/session-history.js";
+import type { BoundModel } from "../models/bound-model.js";
 import type { SessionModel } from "../models/session-model.js";
 import type { PermissionPolicy } from "../permissions/decide.js";
 import type { Registry } from "../plugins/registry.js";
@@ -24,12 +26,17 @@ export interface SessionCore {
   readonly params: JsonObject;
   readonly history: SessionHistory;
   readonly tools: ReadonlyMap<string, BoundTool>;
+  /** The Session's model: the declared one. A Run may use another (`RunOptions.model`). */
   readonly model: SessionModel;
+  /** `contextBudget.model`, resolved when the Session opened; undefined: summaries use the Run's model. */
+  readonly compactionModel: SessionModel | undefined;
   readonly registry: Registry;
   readonly policy: PermissionPolicy;
   readonly resources: ReadonlyMap<ResourceRequest<unknown, unknown>, unknown>;
   readonly limits: RunLimits;
   readonly contextBudget: HarnessContextBudget;
+  /** The model of the latest model call, for inspection; undefined before the first. */
+  lastModel: BoundModel | undefined;
   /** Called with every successful projection (inspection keeps them). */
   readonly observeProjection: (projection: Projection, at: { readonly runId?: string; readonly turn: number }) => void;
   /**
@@ -70,8 +77,12 @@ export interface HarnessContextBudget {
   readonly threshold: number;
   /** The share of the budget kept verbatim after the summary (the most recent messages). Default 0.25. */
   readonly keepRecent: number;
-  /** The model that writes summaries: a registered name or a binding. Default: the Session's model. */
-  readonly model?: string | import("@castellan/harness").ModelBinding;
+  /**
+   * The model that writes summaries: a registered name (or one the resolver resolves) or a
+   * binding. An unknown name fails the Session's opening with `model_not_found`. Default: the
+   * model of the Run being compacted.
+   */
+  readonly model?: string | ModelBinding;
   /** The instruction the summary request is given. Default: a built-in summary instruction. */
   readonly instructions?: string;
 }

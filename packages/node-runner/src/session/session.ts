@@ -1,7 +1,8 @@
-import type { ContentBlock, JsonObject, JsonValue, RunResult } from "@castellan/harness";
+import type { ContentBlock, JsonObject, JsonValue, ModelBinding, RunResult } from "@castellan/harness";
 import { CastellanError, isContentBlock } from "@castellan/harness";
 import { ResourceError, SessionStateError } from "../errors.js";
 import type { UsageReport } from "../history/usage-ledger.js";
+import { selectModel } from "../models/session-model.js";
 import type { ToolApprovalAnswer } from "../permissions/types.js";
 import { admitStatePatch } from "../run/batch-state.js";
 import { type CompactionOutcome, compactConversation } from "../run/compaction.js";
@@ -9,7 +10,7 @@ import { executeRun, type RunMode } from "../run/execute-run.js";
 import { type Run, RunHandle } from "../run/run.js";
 import type { UsageBudget } from "../run/usage-budget.js";
 import type { AdmittedSession } from "./admit.js";
-import type { SessionInspection } from "./inspection.js";
+import { compactionStatus, type SessionInspection } from "./inspection.js";
 import { type InterruptedRun, interruptedRunOf, type PendingApproval, pendingApprovalsOf } from "./interruption.js";
 
 /** Options of one Run. */
@@ -18,6 +19,12 @@ export interface RunOptions {
   readonly signal?: AbortSignal;
   /** Stops the Run before a model call once it has spent this much. Default: the Runner's `budget`, if any. */
   readonly budget?: UsageBudget;
+  /**
+   * The model of this Run: a registered name (or one the Runner's resolver resolves) or a
+   * binding. A name nobody registers is refused with `model_not_found` before the Run starts;
+   * it never falls back to the declared model. Default: the agent's declared model.
+   */
+  readonly model?: string | ModelBinding;
 }
 
 /** Options of `session.resume`. */
@@ -182,11 +189,15 @@ export class NodeSession implements Session {
 
   inspect(): SessionInspection {
     const core = this.admitted.core;
-    return this.admitted.inspection.inspect(this.id, {
-      state: core.history.state.view(core.program.initialState),
-      writes: core.history.state.committedWrites,
-      pending: core.history.state.pending,
-    });
+    return this.admitted.inspection.inspect(
+      this.id,
+      {
+        state: core.history.state.view(core.program.initialState),
+        writes: core.history.state.committedWrites,
+        pending: core.history.state.pending,
+      },
+      compactionStatus(core.contextBudget.contextWindow, core.lastModel ?? core.model.known),
+    );
   }
 
   close(): Promise<void> {
@@ -210,12 +221,17 @@ export class NodeSession implements Session {
     );
     const signal = signals.length === 1 ? (signals[0] as AbortSignal) : AbortSignal.any(signals);
     const budget = options.budget ?? this.options.budget;
+    const core = this.admitted.core;
+    const model =
+      options.model === undefined
+        ? core.model
+        : selectModel(options.model, core.registry, "The Run's model option names model");
     let active: Promise<RunResult> | undefined;
     const run = new RunHandle(
       runId,
       async (emit, joined) => {
         try {
-          return await executeRun(this.admitted.core, { runId, mode, signal, joined, budget }, emit);
+          return await executeRun(core, { runId, mode, signal, joined, budget, model }, emit);
         } finally {
           // Cleared before `result` settles, so whoever awaits it can start the next Run at once.
           if (this.active === active) this.active = undefined;
