@@ -59,7 +59,14 @@ export {
   type ProgramSection,
   type ProgramTool,
 } from "./program.js";
-export { type ProjectedSection, type Projection, ProjectionError, projectTurn, renderSection } from "./projection.js";
+export {
+  type ProjectedSection,
+  type Projection,
+  ProjectionError,
+  type ProjectionOptions,
+  projectTurn,
+  renderSection,
+} from "./projection.js";
 export {
   type AcquireOptions,
   type BindingKind,

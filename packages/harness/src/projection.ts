@@ -1,4 +1,5 @@
 import type { TurnContext } from "./context.js";
+import type { Enabled } from "./enabled.js";
 import { CastellanError } from "./errors.js";
 import type { Placement } from "./instructions.js";
 import { type DeclarationSource, isEnabled, type Program, type ProgramTool } from "./program.js";
@@ -37,11 +38,21 @@ export function renderSection(section: ProjectedSection): string {
   return section.source.kind === "agent" ? section.text : `## ${section.name}\n\n${section.text}`;
 }
 
+/** What projecting needs beyond the Program, from whoever bound its tools. */
+export interface ProjectionOptions {
+  /**
+   * The `enabled` option of the implementation bound to a `hostTool` reference (the tool the
+   * host registered), if any. The tool is visible only when the reference, the registered tool
+   * and its capability all say so. Default: none.
+   */
+  readonly implementationEnabled?: (tool: ProgramTool) => Enabled | undefined;
+}
+
 /**
  * Projects a Program for a turn: runs every section and `enabled` function once against the
  * context. Empty sections are omitted; a hidden capability hides its tools and sections.
  */
-export function projectTurn(program: Program, ctx: TurnContext): Projection {
+export function projectTurn(program: Program, ctx: TurnContext, options: ProjectionOptions = {}): Projection {
   const capabilityVisible = new Map<string, boolean>();
   const ownerVisible = (source: DeclarationSource, enabled: ProgramTool["capability"]): boolean => {
     if (source.kind === "agent" || !enabled) return true;
@@ -69,10 +80,14 @@ export function projectTurn(program: Program, ctx: TurnContext): Projection {
     const { id, name, source, placement, order } = section;
     sections.push(Object.freeze({ id, name, source, placement, order, text }));
   }
+  const implementationEnabled = options.implementationEnabled;
   const tools = program.tools.filter(
     (tool) =>
       ownerVisible(tool.source, tool.capability) &&
-      guard(`tool "${tool.name}" enabled`, () => isEnabled(tool.declaration.enabled, ctx)),
+      guard(`tool "${tool.name}" enabled`, () => isEnabled(tool.declaration.enabled, ctx)) &&
+      (tool.declaration.kind !== "host-tool" ||
+        !implementationEnabled ||
+        guard(`registered tool "${tool.name}" enabled`, () => isEnabled(implementationEnabled(tool), ctx))),
   );
   const render = (placement: Placement) =>
     sections

@@ -166,7 +166,8 @@ const hookScenarios: readonly HookScenario[] = [
   },
 ];
 
-const presets: readonly PermissionPreset[] = ["read-only", "ask-on-write", "full-access"];
+/** `undefined`: createNodeRunner without `permissions`, which applies no preset. */
+const presets: readonly (PermissionPreset | undefined)[] = ["read-only", "ask-on-write", "full-access", undefined];
 type ApprovalMode = "absent" | "allowing" | "denying";
 const approvalModes: readonly ApprovalMode[] = ["absent", "allowing", "denying"];
 
@@ -181,13 +182,17 @@ interface ExpectedOutcome {
 /** The documented precedence, written out independently of the implementation. */
 function expectedOutcome(
   scenario: HookScenario,
-  preset: PermissionPreset,
+  preset: PermissionPreset | undefined,
   readOnly: boolean,
   approval: ApprovalMode,
 ): ExpectedOutcome {
   let verdict: "allow" | "ask" | "deny";
-  let decidedBy: "hook" | "preset";
-  if (scenario.verdict === "none") {
+  let decidedBy: "hook" | "preset" | "approval";
+  if (scenario.verdict === "none" && preset === undefined) {
+    // No preset: whatever the hooks leave open, read-only or not, is asked about.
+    decidedBy = "approval";
+    verdict = "ask";
+  } else if (scenario.verdict === "none") {
     decidedBy = "preset";
     verdict = readOnly ? "allow" : preset === "read-only" ? "deny" : preset === "full-access" ? "allow" : "ask";
   } else {
@@ -266,7 +271,7 @@ describe("the permission precedence table", () => {
         );
       }
 
-      const runner = await createNodeRunner({ agent, plugins, permissions: preset });
+      const runner = await createNodeRunner({ agent, plugins, ...(preset ? { permissions: preset } : {}) });
       try {
         const session = await runner.createSession({ id: "perm-session" });
         const run = session.run("Please act");
@@ -408,8 +413,8 @@ describe("permission defaults", () => {
     }
   });
 
-  it("createNodeRunner defaults to ask-on-write", async () => {
-    const { executed, model, agent } = actAgent("test.defaults", false);
+  it("createNodeRunner without permissions applies no preset: even a read-only call the hooks leave open is asked about", async () => {
+    const { executed, model, agent } = actAgent("test.defaults", true);
     const asked: ToolApprovalRequest[] = [];
     const runner = await createNodeRunner({
       agent,
@@ -424,6 +429,7 @@ describe("permission defaults", () => {
       const session = await runner.createSession();
       const { events } = await drain(session.run("go"));
       expect(asked).toHaveLength(1);
+      expect(asked[0]).toMatchObject({ toolName: "act", readOnly: true });
       expect(permissionEvents(events)[0]).toMatchObject({
         decision: "deny",
         decidedBy: "approval",
@@ -439,10 +445,10 @@ describe("permission defaults", () => {
   it("rejects a permissions value outside the presets", async () => {
     const agent = defineAgent("test.defaults", { model: actModel(), tools: [] });
     await expect(createNodeRunner({ agent, permissions: "yolo" as unknown as PermissionPreset })).rejects.toMatchObject(
-      { code: "invalid_option" },
+      { code: "invalid_options", message: expect.stringContaining('"yolo"') },
     );
     await expect(openSession({ agent, permissions: "yolo" as unknown as PermissionPreset })).rejects.toMatchObject({
-      code: "invalid_option",
+      code: "invalid_options",
     });
   });
 });

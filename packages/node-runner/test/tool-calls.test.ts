@@ -434,7 +434,7 @@ describe("the tool context", () => {
       { text: "done" },
     ]);
     const agent = defineAgent("test.context", { model, tools: [inspect], params: ["user"] });
-    const runner = await createNodeRunner({ agent });
+    const runner = await createNodeRunner({ agent, permissions: "ask-on-write" });
     try {
       const session = await runner.createSession({ id: "ctx-session", params: { user: "ann" } });
       const run = session.run("go");
@@ -495,7 +495,7 @@ describe("the tool context", () => {
       { text: "run two done" },
     ]);
     const agent = defineAgent("test.receipts", { model, tools: [echo, history] });
-    const runner = await createNodeRunner({ agent });
+    const runner = await createNodeRunner({ agent, permissions: "ask-on-write" });
     try {
       const session = await runner.createSession();
       const first = session.run("first");

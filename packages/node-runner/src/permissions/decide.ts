@@ -19,7 +19,8 @@ export interface PermissionOutcome {
 /** What deciding a call needs. */
 export interface PermissionPolicy {
   readonly hooks: readonly ToolPermissionHook[];
-  readonly preset: PermissionPreset;
+  /** Undefined: no preset; what every hook leaves open is asked about. */
+  readonly preset: PermissionPreset | undefined;
   readonly approval: ToolApprovalAdapter | undefined;
 }
 
@@ -38,8 +39,9 @@ export function presetDecision(preset: PermissionPreset, readOnly: boolean): "al
 
 /**
  * Decides a tool call: every hook is asked; deny beats ask beats allow; when every hook
- * deferred, the preset answers; an `ask` goes to the approval adapter, and without one it is
- * a deny. A hook that throws denies the call (the failure is its reason).
+ * deferred, the preset answers (without a preset the call is asked about); an `ask` goes to
+ * the approval adapter, and without one it is a deny. A hook that throws denies the call (the
+ * failure is its reason).
  */
 export async function decidePermission(
   request: ToolPermissionRequest,
@@ -73,8 +75,9 @@ export async function decidePermission(
       strongest.reason = answer.reason;
     }
   }
-  const decidedBy: PermissionSource = strongest ? "hook" : "preset";
-  const decision = strongest?.decision ?? presetDecision(policy.preset, request.readOnly);
+  // Without a preset nothing answers for the hooks: what they leave open goes to approval.
+  const decidedBy: PermissionSource = strongest ? "hook" : policy.preset ? "preset" : "approval";
+  const decision = strongest?.decision ?? (policy.preset ? presetDecision(policy.preset, request.readOnly) : "ask");
   const reason = strongest?.reason;
   if (decision === "allow") return { decision, decidedBy, ...(reason ? { reason } : {}) };
   if (decision === "deny") {

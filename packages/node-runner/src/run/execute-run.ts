@@ -1,8 +1,8 @@
 import type { ContentBlock, ErrorInfo, RunEvent, RunResult, Usage } from "@castellan/harness";
-import { CastellanError, projectTurn, textOf } from "@castellan/harness";
+import { CastellanError, textOf } from "@castellan/harness";
 import { RunAbortedError, SessionStateError } from "../errors.js";
 import type { SessionModel } from "../models/session-model.js";
-import { type Emit, type SessionCore, turnContext } from "../session/session-core.js";
+import { type Emit, projectSession, type SessionCore } from "../session/session-core.js";
 import type { SessionRecord } from "../store/records.js";
 import { abortable } from "../util/abortable.js";
 import { compactIfNeeded } from "./compaction.js";
@@ -77,7 +77,7 @@ async function turnLoop(core: SessionCore, run: RunRequest, outbox: Outbox): Pro
       emit({ kind: "turn-start", runId, turn });
       await applyQueuedHostState(core, runId, turn, emit);
 
-      const projection = projectTurn(core.program, turnContext(core, turn));
+      const projection = projectSession(core, turn);
       core.observeProjection(projection, { runId, turn });
       const model = await abortable(run.model.resolve({ sessionId: core.sessionId, runId, signal }), signal);
       core.lastModel = model;
@@ -178,7 +178,7 @@ async function begin(core: SessionCore, run: RunRequest, outbox: Outbox): Promis
   const turn = active.turn;
   if (core.history.open.size > 0) {
     // The interrupted batch is settled first; its visibility is that of its own turn.
-    const projection = projectTurn(core.program, turnContext(core, turn));
+    const projection = projectSession(core, turn);
     const visible = new Set(projection.tools.map((tool) => tool.name));
     const calls = [...core.history.open.values()].map((open) => open.call);
     await runToolBatch(core, calls, {

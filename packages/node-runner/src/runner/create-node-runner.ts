@@ -1,6 +1,6 @@
 import type { Agent } from "@castellan/harness";
 import { CastellanError } from "@castellan/harness";
-import { RunAbortedError, SessionLockedError, SessionStateError } from "../errors.js";
+import { InvalidOptionsError, RunAbortedError, SessionLockedError, SessionStateError } from "../errors.js";
 import { isPermissionPreset } from "../permissions/decide.js";
 import type { PermissionPreset } from "../permissions/types.js";
 import { applyPlugins, closePlugins } from "../plugins/registry.js";
@@ -20,7 +20,11 @@ export interface NodeRunnerOptions {
   readonly agent: Agent;
   /** Applied once, in order, when the Runner is created; closed in reverse when it closes. */
   readonly plugins?: readonly NodeRunnerPlugin[];
-  /** Answers tool calls every permission hook left open. Default `ask-on-write`. */
+  /**
+   * Answers tool calls every permission hook left open. Default: no preset, so the host's
+   * `toolPermission` hooks decide, and a call they all leave open goes to the approval adapter
+   * (denied without one). `openSession` defaults to `ask-on-write` instead.
+   */
   readonly permissions?: PermissionPreset;
   /** Bounds of every Run. Defaults: 200 turns, 10,000 ms abort grace. */
   readonly limits?: Partial<RunLimits>;
@@ -58,10 +62,9 @@ export async function createNodeRunner(options: NodeRunnerOptions): Promise<Node
   const { agent } = options;
   if (agent?.kind !== "agent")
     throw new CastellanError("invalid_declaration", "createNodeRunner needs an agent made with defineAgent.");
-  const preset = options.permissions ?? "ask-on-write";
-  if (!isPermissionPreset(preset)) {
-    throw new CastellanError(
-      "invalid_option",
+  const preset = options.permissions;
+  if (preset !== undefined && !isPermissionPreset(preset)) {
+    throw new InvalidOptionsError(
       `permissions must be "read-only", "ask-on-write" or "full-access", not ${JSON.stringify(preset)}.`,
     );
   }

@@ -1,5 +1,5 @@
 import type { Agent, JsonObject, ResourceRequest, SandboxLease } from "@castellan/harness";
-import { buildProgram, CastellanError, projectTurn, resolveResourceSpec } from "@castellan/harness";
+import { buildProgram, CastellanError, resolveResourceSpec } from "@castellan/harness";
 import { RunAbortedError, SessionMismatchError } from "../errors.js";
 import { SessionHistory } from "../history/session-history.js";
 import { resolveSessionModel, selectModel } from "../models/session-model.js";
@@ -11,7 +11,7 @@ import type { SessionLog } from "../store/types.js";
 import { bindTools } from "../tools/bind-tools.js";
 import { InspectionRecorder } from "./inspection.js";
 import { admitParams, assertDeclaredParams, assertSameParams } from "./params.js";
-import { type HarnessContextBudget, type RunLimits, type SessionCore, turnContext } from "./session-core.js";
+import { type HarnessContextBudget, projectSession, type RunLimits, type SessionCore } from "./session-core.js";
 
 /** What opening a Session needs. */
 export interface AdmissionRequest {
@@ -20,7 +20,8 @@ export interface AdmissionRequest {
   readonly sessionId: string;
   /** Omitted: a new Session has none, a saved one restores its own. */
   readonly params: unknown;
-  readonly preset: PermissionPreset;
+  /** Undefined: no preset; calls every hook leaves open are asked about. */
+  readonly preset: PermissionPreset | undefined;
   readonly limits: RunLimits;
   readonly contextBudget: HarnessContextBudget;
   readonly signal: AbortSignal | undefined;
@@ -203,7 +204,7 @@ export async function admitSession(request: AdmissionRequest): Promise<AdmittedS
       },
     };
     // The initial projection proves every section and `enabled` function runs on the acquired resources.
-    inspection.observe(projectTurn(program, turnContext(core, 0)), { turn: 0 });
+    inspection.observe(projectSession(core, 0), { turn: 0 });
     if (pendingOpening && Object.keys(params).length > 0) await core.persist([]);
     if (signal?.aborted) throw new RunAbortedError("Opening the Session was aborted.", { cause: signal.reason });
     return { core, owner, log, created: !opening, sandbox, inspection };

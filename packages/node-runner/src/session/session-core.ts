@@ -9,7 +9,7 @@ import type {
   StateView,
   TurnContext,
 } from "@castellan/harness";
-import { ResourcePendingError } from "@castellan/harness";
+import { projectTurn, ResourcePendingError } from "@castellan/harness";
 import type { SessionHistory } from "../history/session-history.js";
 import type { BoundModel } from "../models/bound-model.js";
 import type { SessionModel } from "../models/session-model.js";
@@ -110,6 +110,19 @@ export function turnContext(core: SessionCore, turn: number): TurnContext {
       return core.resources.get(request) as Value;
     },
   };
+}
+
+/**
+ * Projects the Program for a turn with the Session's bindings: a `hostTool` reference is
+ * visible only when the registered tool's own `enabled` agrees.
+ */
+export function projectSession(core: SessionCore, turn: number): Projection {
+  return projectTurn(core.program, turnContext(core, turn), {
+    implementationEnabled: (tool) => {
+      const bound = core.tools.get(tool.name);
+      return bound?.kind === "local" ? bound.tool.enabled : undefined;
+    },
+  });
 }
 
 /** Reports a Run's events. */
