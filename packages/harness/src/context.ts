@@ -1,6 +1,6 @@
 import type { ContentBlock } from "./content.js";
 import type { JsonObject, JsonValue } from "./json.js";
-import type { ResourceRequest } from "./resource.js";
+import type { BindingHandle, ResourceRequest } from "./resource.js";
 
 /** The settled result of a tool call. */
 export interface ToolResult {
@@ -66,6 +66,16 @@ export interface ToolContext extends TurnContext {
    * deduplicate requests, so a retried call has its effect once.
    */
   readonly idempotencyKey: string;
+  /**
+   * The sandbox the Session acquired: the `sandbox` value of its `SandboxLease`, the same
+   * object for every call of the Session. Undefined when the agent declares no sandbox.
+   */
+  readonly sandbox: unknown;
+  /**
+   * The resources of the capability that declares this tool, as the Session acquired them, in
+   * declaration order. Empty for a tool the agent declares itself.
+   */
+  readonly resources: readonly BindingHandle[];
   /**
    * Committed state with this batch's earlier writes over it. (`TurnContext.state` in
    * sections and `enabled` shows committed state only.)

@@ -69,6 +69,7 @@ export {
 } from "./projection.js";
 export {
   type AcquireOptions,
+  type BindingHandle,
   type BindingKind,
   type BindingLease,
   type ResourceRequest,

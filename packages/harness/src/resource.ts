@@ -36,6 +36,21 @@ export interface ResourceRequest<Spec, Value> {
   readonly spec: ResourceSpec<Spec>;
 }
 
+/**
+ * A resource as one Session acquired it: a frozen handle whose `value` is the lease's value.
+ * Tools read the handles of their own capability from `ctx.resources`.
+ */
+export interface BindingHandle<Value = unknown> {
+  /** The binding kind's name, e.g. `instructions-file`. */
+  readonly kind: string;
+  /** The declared request this handle was acquired for (`ctx.resource(request)` reads the same value). */
+  readonly request: ResourceRequest<unknown, Value>;
+  /** The spec it was acquired with, after `fromParams` was applied. */
+  readonly spec: unknown;
+  /** The acquired value. */
+  readonly value: Value;
+}
+
 /** Declares a resource of `binding` kind for `spec`. Nothing is acquired until a Session opens. */
 export function resource<Spec, Value>(
   binding: BindingKind<Spec, Value>,

@@ -1,5 +1,6 @@
 export type {
   AcquireOptions,
+  BindingHandle,
   BindingKind,
   BindingLease,
   HostedToolSpec,

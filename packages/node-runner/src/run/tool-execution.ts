@@ -1,4 +1,4 @@
-import type { JsonValue, ToolCall, ToolContext, ToolResult } from "@castellan/harness";
+import type { BindingHandle, JsonValue, ToolCall, ToolContext, ToolResult } from "@castellan/harness";
 import { CastellanError } from "@castellan/harness";
 import { type SessionCore, turnContext } from "../session/session-core.js";
 import type { BoundTool } from "../tools/bind-tools.js";
@@ -33,6 +33,8 @@ export async function executeTool(
       return batch.view;
     },
     setState: (update) => batch.update(update, item.call),
+    sandbox: core.sandbox,
+    resources: resourcesOf(core, item),
     sessionId: core.sessionId,
     runId,
     toolCallId: item.call.id,
@@ -49,6 +51,14 @@ export async function executeTool(
         : errorResult(`Tool "${item.call.name}" failed: ${describeCoded(error)}`),
     );
   return await settleWithGrace(execution, signal, core.limits.abortGraceMs);
+}
+
+const noResources: readonly never[] = Object.freeze([]);
+
+/** The acquired resources of the capability that declares the call's tool (or its hostTool reference). */
+function resourcesOf(core: SessionCore, item: ToolExecution): readonly BindingHandle[] {
+  const source = item.tool.entry.source;
+  return source.kind === "capability" ? (core.capabilityResources.get(source.name) ?? noResources) : noResources;
 }
 
 /** After an abort, waits at most `graceMs` for a running tool, then records its outcome as unknown. */

@@ -1,4 +1,4 @@
-import type { Agent, JsonObject, ResourceRequest, SandboxLease } from "@castellan/harness";
+import type { Agent, BindingHandle, JsonObject, ResourceRequest, SandboxLease } from "@castellan/harness";
 import { buildProgram, CastellanError, resolveResourceSpec } from "@castellan/harness";
 import { RunAbortedError, SessionMismatchError } from "../errors.js";
 import { SessionHistory } from "../history/session-history.js";
@@ -108,16 +108,25 @@ export async function admitSession(request: AdmissionRequest): Promise<AdmittedS
       }
     }
     const resources = new Map<ResourceRequest<unknown, unknown>, unknown>();
+    const capabilityResources = new Map<string, BindingHandle[]>();
     for (const { request: resourceRequest, source } of program.resources) {
       const label = `${resourceRequest.binding.name} resource of ${source.kind === "agent" ? "the agent" : `capability "${source.name}"`}`;
+      const spec = resolveResourceSpec(resourceRequest.spec, params);
       const lease = await owner.acquire(label, () =>
-        resourceRequest.binding.acquire(resolveResourceSpec(resourceRequest.spec, params), {
-          signal: acquireSignal,
-          sessionId,
-          params,
-        }),
+        resourceRequest.binding.acquire(spec, { signal: acquireSignal, sessionId, params }),
       );
       resources.set(resourceRequest, lease.value);
+      if (source.kind === "capability") {
+        const handle: BindingHandle = Object.freeze({
+          kind: resourceRequest.binding.name,
+          request: resourceRequest,
+          spec,
+          value: lease.value,
+        });
+        const handles = capabilityResources.get(source.name) ?? [];
+        handles.push(handle);
+        capabilityResources.set(source.name, handles);
+      }
     }
 
     const openingRecord: SessionOpenRecord = {
@@ -186,6 +195,8 @@ export async function admitSession(request: AdmissionRequest): Promise<AdmittedS
       registry,
       policy: { hooks: registry.hooks.toolPermission, preset: request.preset, approval: registry.approval },
       resources,
+      capabilityResources: new Map([...capabilityResources].map(([name, handles]) => [name, Object.freeze(handles)])),
+      sandbox: sandbox?.sandbox,
       limits: request.limits,
       contextBudget: request.contextBudget,
       observeProjection: (projection, at) => inspection.observe(projection, at),

@@ -1,5 +1,6 @@
 import type {
   Agent,
+  BindingHandle,
   JsonObject,
   ModelBinding,
   Program,
@@ -32,7 +33,12 @@ export interface SessionCore {
   readonly compactionModel: SessionModel | undefined;
   readonly registry: Registry;
   readonly policy: PermissionPolicy;
+  /** The value of every acquired resource, by its declared request. */
   readonly resources: ReadonlyMap<ResourceRequest<unknown, unknown>, unknown>;
+  /** The acquired resources of each capability, by capability name, in declaration order. */
+  readonly capabilityResources: ReadonlyMap<string, readonly BindingHandle[]>;
+  /** The `sandbox` value of the Session's lease; undefined when none is declared. */
+  readonly sandbox: unknown;
   readonly limits: RunLimits;
   readonly contextBudget: HarnessContextBudget;
   /** The model of the latest model call, for inspection; undefined before the first. */
