@@ -4,6 +4,17 @@ import type { JsonValue } from "./json.js";
 import type { AssistantMessage, ToolCall } from "./messages.js";
 import type { StopReason, Usage } from "./model.js";
 
+/**
+ * Why a Run's final answer ended: `end` (the model finished), `max-tokens` (cut off at the
+ * output limit), `refusal` (the provider refused or filtered it), or `other`.
+ */
+export type RunStopReason = "end" | "max-tokens" | "refusal" | "other";
+
+/** The Run stop reason of a final answer that ended with the model's `stopReason`. */
+export function runStopReason(stopReason: StopReason): RunStopReason {
+  return stopReason === "end" || stopReason === "max-tokens" || stopReason === "refusal" ? stopReason : "other";
+}
+
 /** What a completed Run answered: the last assistant message's content. */
 export interface RunResult {
   readonly runId: string;
@@ -13,8 +24,12 @@ export interface RunResult {
   readonly text: string;
   /** How many turns (model calls) the Run took. */
   readonly turns: number;
-  /** The Run's summed usage. */
+  /** The Run's summed usage: its entries in the Session's usage ledger, cache tokens included. */
   readonly usage: Usage;
+  /** Why the final answer ended. */
+  readonly stopReason: RunStopReason;
+  /** True when the final answer was cut off at the output limit (`stopReason: "max-tokens"`): `content` is incomplete. */
+  readonly truncated: boolean;
 }
 
 /** Who settled a permission question. */

@@ -20,7 +20,15 @@ export type {
 } from "./context.js";
 export type { Enabled } from "./enabled.js";
 export { CastellanError, DeclarationError, isCastellanError, ResourcePendingError } from "./errors.js";
-export type { ErrorInfo, PermissionSource, RunEvent, RunEventKind, RunResult } from "./events.js";
+export {
+  type ErrorInfo,
+  type PermissionSource,
+  type RunEvent,
+  type RunEventKind,
+  type RunResult,
+  type RunStopReason,
+  runStopReason,
+} from "./events.js";
 export type { CapabilitySection, Instructions, Placement, Section } from "./instructions.js";
 export {
   deepFreeze,
@@ -31,7 +39,14 @@ export {
   type JsonValue,
   jsonEqual,
 } from "./json.js";
-export type { AssistantMessage, Message, ToolCall, ToolResultMessage, UserMessage } from "./messages.js";
+export {
+  type AssistantMessage,
+  type Message,
+  malformedToolCall,
+  type ToolCall,
+  type ToolResultMessage,
+  type UserMessage,
+} from "./messages.js";
 export {
   type HostedToolSpec,
   isModelRuntime,

@@ -8,6 +8,17 @@ export interface ToolCall {
   readonly name: string;
   /** The input exactly as the model wrote it (validated against the tool's schema later). */
   readonly input: JsonValue;
+  /**
+   * The arguments text as the model wrote it, set by an adapter only when that text is not
+   * valid JSON (typically a call cut off at the output limit); `input` is then `{}`. The
+   * Runner settles such a call with an error result asking the model to send it again.
+   */
+  readonly malformedInput?: string;
+}
+
+/** A tool call whose arguments text could not be read as JSON: input `{}`, the text kept as it came. */
+export function malformedToolCall(id: string, name: string, text: string): ToolCall {
+  return { id, name, input: {}, malformedInput: text };
 }
 
 /** What the user (or the host) said. */

@@ -182,7 +182,7 @@ describe("an approval request whose process was killed while asking", () => {
     // One request and one answer for the call: resuming saved neither again.
     expect(records.filter((record) => record.kind === "approval-request")).toHaveLength(1);
     expect(records.filter((record) => record.kind === "approval-answer")).toHaveLength(1);
-    expect(records.at(-1)).toEqual({ kind: "run-end", runId: killedRunId, status: "completed" });
+    expect(records.at(-1)).toEqual({ kind: "run-end", runId: killedRunId, status: "completed", stopReason: "end" });
     expect(model.requests).toHaveLength(1);
   });
 

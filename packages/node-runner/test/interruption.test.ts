@@ -279,7 +279,7 @@ describe("session.resume()", () => {
       "run-end",
     ]);
     expect(tail.every((record) => "runId" in record && record.runId === runId)).toBe(true);
-    expect(tail.at(-1)).toEqual({ kind: "run-end", runId, status: "completed" });
+    expect(tail.at(-1)).toEqual({ kind: "run-end", runId, status: "completed", stopReason: "end" });
     expect(records.filter((record) => record.kind === "run-start")).toHaveLength(1);
   });
 
@@ -415,7 +415,7 @@ describe("a new Run after an interrupted one", () => {
     ]);
     expect(tail[2]).toMatchObject({ kind: "tool-batch-end", runId, status: "discarded" });
     expect(tail[3]).toEqual({ kind: "run-end", runId, status: "interrupted" });
-    expect(tail[6]).toEqual({ kind: "run-end", runId: run.id, status: "completed" });
+    expect(tail[6]).toEqual({ kind: "run-end", runId: run.id, status: "completed", stopReason: "end" });
   });
 });
 

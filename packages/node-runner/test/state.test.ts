@@ -791,7 +791,7 @@ describe("host writes with session.setState", () => {
         { kind: "run-start", runId: run.id, input: [{ type: "text", text: "again" }] },
         { kind: "state-committed", source: "host", runId: run.id, turn: 1, changes: { label: "queued" } },
         expect.objectContaining({ kind: "assistant-message", runId: run.id, turn: 1 }),
-        { kind: "run-end", runId: run.id, status: "completed" },
+        { kind: "run-end", runId: run.id, status: "completed", stopReason: "end" },
       ]);
       expect(second.inspect().pendingState).toEqual([]);
       expect(second.inspect().state).toEqual({ count: 1, label: "queued" });

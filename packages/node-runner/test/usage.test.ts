@@ -188,7 +188,13 @@ describe("the usage ledger", () => {
       expect(report.byRun[result.runId]).toMatchObject({ calls: 4, inputTokens: 340, outputTokens: 34, costUsd: 1.75 });
       expect(report.total.costUsd).toBe(1.75);
       // What the Run reports it spent is what the ledger holds for it, summaries included.
-      expect(result.usage).toEqual({ inputTokens: 340, outputTokens: 34, costUsd: 1.75 });
+      expect(result.usage).toEqual({
+        inputTokens: 340,
+        outputTokens: 34,
+        cacheReadTokens: 0,
+        cacheWriteTokens: 0,
+        costUsd: 1.75,
+      });
     } finally {
       await close();
     }

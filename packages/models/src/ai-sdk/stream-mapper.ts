@@ -1,6 +1,12 @@
 // The AI SDK's stream parts → ModelStreamEvents, one part at a time.
 import type { LanguageModelV4ProviderTool, LanguageModelV4StreamPart } from "@ai-sdk/provider";
-import { type JsonObject, ModelProviderError, type ModelStreamEvent, type StopReason } from "@castellan/harness";
+import {
+  type JsonObject,
+  ModelProviderError,
+  type ModelStreamEvent,
+  malformedToolCall,
+  type StopReason,
+} from "@castellan/harness";
 import { classifyFailure, ERROR_PROVIDER } from "./errors.js";
 import { unsupportedHostedTool } from "./hosted-tools.js";
 import { jsonCopy, metadataJson } from "./provider-blocks.js";
@@ -165,6 +171,12 @@ export class StreamMapper {
 
   private toolCall(part: Part<"tool-call">): ModelStreamEvent[] {
     const input = parseInput(part.input);
+    if (input === undefined && !part.providerExecuted) {
+      // Usually arguments cut off at the output limit: the Runner tells the model to send it again.
+      if (this.calls.has(part.toolCallId)) return [];
+      this.calls.add(part.toolCallId);
+      return [{ type: "tool-call", toolCall: malformedToolCall(part.toolCallId, part.toolName, String(part.input)) }];
+    }
     if (input === undefined) {
       return [
         malformed(

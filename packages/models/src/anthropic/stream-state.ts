@@ -1,7 +1,7 @@
 // Follows Anthropic's stream protocol (message_start, content blocks started, extended and
 // stopped by index, message_delta, message_stop) and turns it into harness stream events.
 import type { Anthropic } from "@anthropic-ai/sdk";
-import type { JsonValue, ModelStreamEvent, StopReason } from "@castellan/harness";
+import { type JsonValue, type ModelStreamEvent, malformedToolCall, type StopReason } from "@castellan/harness";
 import { PROVIDER_NAME } from "./messages.js";
 import type { AnthropicPricing } from "./options.js";
 import { type AnthropicTokenCounts, toUsage } from "./usage.js";
@@ -144,13 +144,15 @@ export class StreamState {
     switch (open.kind) {
       case "text":
         return [];
-      case "tool":
-        return [
-          {
-            type: "tool-call",
-            toolCall: { id: open.id, name: open.name, input: parseInput(open.json, index, open.initial) },
-          },
-        ];
+      case "tool": {
+        const input = parseToolInput(open.json, open.initial);
+        // Input that is not JSON (usually cut off at max_tokens) is the Runner's to settle.
+        const toolCall =
+          input === undefined
+            ? malformedToolCall(open.id, open.name, open.json)
+            : { id: open.id, name: open.name, input };
+        return [{ type: "tool-call", toolCall }];
+      }
       case "opaque": {
         const block =
           open.json === undefined
@@ -164,17 +166,25 @@ export class StreamState {
 
 /**
  * The input a tool use block streamed in pieces. With no piece, the input the block started
- * with (Anthropic starts with `{}` and streams the rest), or `{}`.
+ * with (Anthropic starts with `{}` and streams the rest), or `{}`. Undefined when the pieces
+ * are not JSON.
  */
-function parseInput(json: string, index: number, initial: unknown): JsonValue {
+function parseToolInput(json: string, initial: unknown): JsonValue | undefined {
   if (json.trim() === "") {
     return initial !== null && typeof initial === "object" && !Array.isArray(initial) ? (initial as JsonValue) : {};
   }
   try {
     return JSON.parse(json) as JsonValue;
   } catch {
-    throw new ProtocolError(`The input of tool use block ${index} is not valid JSON.`);
+    return undefined;
   }
+}
+
+/** The input of an opaque block (a server tool use) streamed in pieces; it must be JSON. */
+function parseInput(json: string, index: number, initial: unknown): JsonValue {
+  const input = parseToolInput(json, initial);
+  if (input === undefined) throw new ProtocolError(`The input of content block ${index} is not valid JSON.`);
+  return input;
 }
 
 /** Later counts replace earlier ones: Anthropic's counts are cumulative. */

@@ -1,5 +1,11 @@
 // Maps Responses stream events to model stream events, one event at a time.
-import type { JsonValue, ModelStreamEvent, StopReason } from "@castellan/harness";
+import {
+  type JsonValue,
+  type ModelStreamEvent,
+  malformedToolCall,
+  type StopReason,
+  type ToolCall,
+} from "@castellan/harness";
 import type { Redact } from "../shared/redact.js";
 import { malformed, responseError } from "./errors.js";
 import { RESPONSES_PROVIDER } from "./input-items.js";
@@ -112,18 +118,23 @@ export class ResponseStreamMapper {
       throw this.broken("a function call without call_id or name");
     const streamed = typeof item.id === "string" ? this.argumentsById.get(item.id) : undefined;
     const args = typeof item.arguments === "string" ? item.arguments : (streamed ?? "");
-    let input: JsonValue;
+    let toolCall: ToolCall;
     try {
-      input = args.trim() === "" ? {} : (JSON.parse(args) as JsonValue);
+      toolCall = {
+        id: item.call_id,
+        name: item.name,
+        input: args.trim() === "" ? {} : (JSON.parse(args) as JsonValue),
+      };
     } catch {
-      throw malformed(`The arguments of tool call "${item.name}" are not valid JSON.`, this.requestId);
+      // Usually arguments cut off at max_output_tokens: the Runner tells the model to send it again.
+      toolCall = malformedToolCall(item.call_id, item.name, args);
     }
     this.calledTools = true;
     // The item marks the call's place among the output items and keeps its exact arguments.
     const data: Json = { ...item, arguments: args };
     return [
       { type: "content", block: { type: "provider", provider: RESPONSES_PROVIDER, data } },
-      { type: "tool-call", toolCall: { id: item.call_id, name: item.name, input } },
+      { type: "tool-call", toolCall },
     ];
   }
 

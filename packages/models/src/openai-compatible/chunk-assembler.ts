@@ -6,6 +6,7 @@ import {
   type JsonValue,
   ModelProviderError,
   type ModelStreamEvent,
+  malformedToolCall,
   type StopReason,
   type Usage,
 } from "@castellan/harness";
@@ -149,14 +150,17 @@ export class ChunkAssembler {
     for (const slot of slots) {
       const call = this.#calls.get(slot)!;
       if (!call.name) throw this.#malformed(`tool call ${slot} without a function name`);
+      const id = call.id ?? `call_${slot}`;
       let input: JsonValue;
       try {
         // Some servers send no arguments for a tool without parameters.
         input = call.arguments.trim() === "" ? {} : (JSON.parse(call.arguments) as JsonValue);
       } catch {
-        throw this.#malformed(`tool call "${call.name}" whose arguments are not valid JSON`);
+        // Usually arguments cut off at the output limit: the Runner tells the model to send it again.
+        events.push({ type: "tool-call", toolCall: malformedToolCall(id, call.name, call.arguments) });
+        continue;
       }
-      events.push({ type: "tool-call", toolCall: { id: call.id ?? `call_${slot}`, name: call.name, input } });
+      events.push({ type: "tool-call", toolCall: { id, name: call.name, input } });
     }
     this.#callsEmitted = slots.length;
   }

@@ -6,6 +6,8 @@ import {
   type ModelCallOptions,
   type ModelRequest,
   type ModelStreamEvent,
+  malformedToolCall,
+  type StopReason,
   type Usage,
 } from "@castellan/harness";
 
@@ -18,8 +20,19 @@ export interface ScriptedStep {
   /** Non-text blocks emitted after the text, in order (images, opaque provider blocks). */
   readonly content?: readonly ContentBlock[];
   readonly thinking?: string;
-  readonly toolCalls?: readonly { readonly name: string; readonly input: JsonValue; readonly id?: string }[];
+  /**
+   * Tool calls, after the text. `malformedInput` makes a call whose arguments text is not JSON
+   * (as an adapter reports a call cut off at the output limit); its `input` is then ignored.
+   */
+  readonly toolCalls?: readonly {
+    readonly name: string;
+    readonly input?: JsonValue;
+    readonly id?: string;
+    readonly malformedInput?: string;
+  }[];
   readonly usage?: Usage;
+  /** How the answer finishes. Default `tool-calls` when there are tool calls, else `end`. */
+  readonly stopReason?: StopReason;
   /** Ends the stream with this error instead of finishing. */
   readonly error?: Error;
   /** Before finishing, wait until the call's signal aborts (to test cancellation mid-stream). */
@@ -113,13 +126,17 @@ export function scriptedModel(steps: readonly ScriptedStepSource[], options: Scr
     }
     for (const toolCall of step.toolCalls ?? []) {
       toolCallCount++;
+      const id = toolCall.id ?? `call_${toolCallCount}`;
       yield {
         type: "tool-call",
-        toolCall: { id: toolCall.id ?? `call_${toolCallCount}`, name: toolCall.name, input: toolCall.input },
+        toolCall:
+          toolCall.malformedInput === undefined
+            ? { id, name: toolCall.name, input: toolCall.input ?? {} }
+            : malformedToolCall(id, toolCall.name, toolCall.malformedInput),
       };
     }
     yield { type: "usage", usage: step.usage ?? { inputTokens: 0, outputTokens: 0 } };
-    yield { type: "finish", stopReason: step.toolCalls?.length ? "tool-calls" : "end" };
+    yield { type: "finish", stopReason: step.stopReason ?? (step.toolCalls?.length ? "tool-calls" : "end") };
   }
 
   return {

@@ -210,9 +210,19 @@ describe("aiSdk stream mapping", () => {
     ]);
   });
 
-  it("ends with model_stream_malformed for unparsable arguments, an unfinished tool call, or no finish", async () => {
+  it("reports a tool call with unparsable arguments as a malformed call, for the Runner to settle", async () => {
+    const events = await streamParts([
+      { type: "tool-call", toolCallId: "c1", toolName: "x", input: '{"a":' },
+      finish("length"),
+    ]);
+    expect(events.filter((event) => event.type === "tool-call" || event.type === "finish")).toEqual([
+      { type: "tool-call", toolCall: { id: "c1", name: "x", input: {}, malformedInput: '{"a":' } },
+      { type: "finish", stopReason: "max-tokens" },
+    ]);
+  });
+
+  it("ends with model_stream_malformed for an unfinished tool call, or no finish", async () => {
     const cases: LanguageModelV4StreamPart[][] = [
-      [{ type: "tool-call", toolCallId: "c1", toolName: "x", input: '{"a":' }, finish("tool-calls")],
       [
         { type: "tool-input-start", id: "c1", toolName: "x" },
         { type: "tool-input-delta", id: "c1", delta: "{" },

@@ -178,13 +178,15 @@ describe("a broken Anthropic stream", () => {
     expectCode(await collect(await modelAnswering(events)), "model_stream_malformed");
   });
 
-  it("ends with model_stream_malformed when a tool call's input is not JSON", async () => {
+  it("reports a tool call whose input is not JSON as a malformed call, for the Runner to settle", async () => {
     const events = answer([{ tool: { id: "toolu_1", name: "t", json: ['{"a": ', "nope}"] } }], {
       stopReason: "tool_use",
     });
     const result = await collect(await modelAnswering(events));
-    expect(result.some((event) => event.type === "tool-call")).toBe(false);
-    expectCode(result, "model_stream_malformed");
+    expect(result.filter((event) => event.type === "tool-call" || event.type === "finish")).toEqual([
+      { type: "tool-call", toolCall: { id: "toolu_1", name: "t", input: {}, malformedInput: '{"a": nope}' } },
+      { type: "finish", stopReason: "tool-calls" },
+    ]);
   });
 
   it("ends with model_stream_malformed on a delta for a block that never started", async () => {

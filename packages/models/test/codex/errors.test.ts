@@ -157,7 +157,7 @@ describe("codex stream failures", () => {
     expect(isModelProviderError(second.error, "model_rate_limited")).toBe(true);
   });
 
-  it("bad JSON, unparsable tool arguments and a missing response.completed are model_stream_malformed", async () => {
+  it("bad JSON and a missing response.completed are model_stream_malformed; unparsable arguments are a malformed call", async () => {
     const json = new ResponsesStream().text(["a"]);
     json.events.push({ event: "response.output_text.delta", data: "{not json" });
     const badJson = await call((_r, response) => sendSse(response, json.events));
@@ -167,8 +167,11 @@ describe("codex stream failures", () => {
     const args = await call((_r, response) =>
       sendSse(response, new ResponsesStream().functionCall("c1", "lookup", ['{"q":']).completed()),
     );
-    expect(isModelProviderError(args.error, "model_stream_malformed")).toBe(true);
-    expect(args.events.some((event) => event.type === "tool-call")).toBe(false);
+    expect(args.error).toBeUndefined();
+    expect(args.events.find((event) => event.type === "tool-call")).toEqual({
+      type: "tool-call",
+      toolCall: { id: "c1", name: "lookup", input: {}, malformedInput: '{"q":' },
+    });
 
     const truncated = await call((_r, response) => sendSse(response, new ResponsesStream().text(["cut"]).events));
     expect(isModelProviderError(truncated.error, "model_stream_malformed")).toBe(true);

@@ -95,12 +95,13 @@ describe("openaiCompatible streams", () => {
     ]);
   });
 
-  it("ends with model_stream_malformed when tool arguments are not JSON", async () => {
+  it("reports a call whose arguments are not JSON as a malformed call, for the Runner to settle", async () => {
     const events = await answer(toolCallAnswer([{ id: "call_1", name: "lookup", pieces: ['{"id": "a'] }]));
-    const error = errorOf(events);
-    expect(error.code).toBe("model_stream_malformed");
-    expect(error.message).toContain('"lookup"');
-    expect(events.some((event) => event.type === "tool-call" || event.type === "finish")).toBe(false);
+    expect(events.some((event) => event.type === "error")).toBe(false);
+    expect(events.filter((event) => event.type === "tool-call" || event.type === "finish")).toEqual([
+      { type: "tool-call", toolCall: { id: "call_1", name: "lookup", input: {}, malformedInput: '{"id": "a' } },
+      { type: "finish", stopReason: "tool-calls" },
+    ]);
   });
 
   it.each([

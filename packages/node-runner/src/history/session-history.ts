@@ -1,4 +1,4 @@
-import type { JsonValue, Message, ToolCall, ToolReceipt } from "@castellan/harness";
+import type { JsonValue, Message, StopReason, ToolCall, ToolReceipt } from "@castellan/harness";
 import { deepFreeze } from "@castellan/harness";
 import { SessionLogError } from "../errors.js";
 import type {
@@ -48,6 +48,8 @@ export class SessionHistory {
   messages: Message[] = [];
   /** The estimated tokens of `messages`. */
   estimatedTokens = 0;
+  /** How the latest saved assistant answer ended. */
+  lastStopReason: StopReason | undefined;
   /** How many Runs were started. */
   runCount = 0;
   compactions = 0;
@@ -87,6 +89,7 @@ export class SessionHistory {
         this.expectActive(record.runId, position);
         this.settleUnrecorded();
         this.push(record.message);
+        this.lastStopReason = record.stopReason;
         (this.activeRun as ActiveRunFacts).turn = record.turn;
         for (const call of record.message.toolCalls) {
           this.open.set(call.id, { call, runId: record.runId, turn: record.turn, started: false });

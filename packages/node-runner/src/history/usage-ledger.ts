@@ -64,9 +64,35 @@ export class UsageTotalsBuilder {
 /** Every model call's usage in the Session, in order. */
 export class UsageLedger {
   private readonly entries: UsageEntry[] = [];
+  /** Running totals per Run, so a Run's spend is read in constant time before each model call. */
+  private readonly runs = new Map<string, UsageTotalsBuilder>();
 
   record(entry: UsageEntry): void {
     this.entries.push(Object.freeze({ ...entry, usage: Object.freeze({ ...entry.usage }) }));
+    if (entry.runId === undefined) return;
+    let totals = this.runs.get(entry.runId);
+    if (!totals) {
+      totals = new UsageTotalsBuilder();
+      this.runs.set(entry.runId, totals);
+    }
+    totals.add(entry.usage);
+  }
+
+  /**
+   * What one Run has spent, from the same entries `report().byRun` sums, as a `Usage`: every
+   * saved model call of the Run, in any process (a resumed Run includes what it spent before).
+   */
+  runUsage(runId: string): Usage {
+    const { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, costUsd } = (
+      this.runs.get(runId) ?? new UsageTotalsBuilder()
+    ).freeze();
+    return Object.freeze({
+      inputTokens,
+      outputTokens,
+      cacheReadTokens,
+      cacheWriteTokens,
+      ...(costUsd === undefined ? {} : { costUsd }),
+    });
   }
 
   report(): UsageReport {

@@ -1,5 +1,5 @@
-import type { ContentBlock, ErrorInfo, RunEvent, RunResult, Usage } from "@castellan/harness";
-import { CastellanError, textOf } from "@castellan/harness";
+import type { ContentBlock, ErrorInfo, RunEvent, RunResult, StopReason } from "@castellan/harness";
+import { CastellanError, runStopReason, textOf } from "@castellan/harness";
 import { RunAbortedError, SessionStateError } from "../errors.js";
 import type { SessionModel } from "../models/session-model.js";
 import { type Emit, projectSession, type SessionCore } from "../session/session-core.js";
@@ -57,7 +57,9 @@ async function turnLoop(core: SessionCore, run: RunRequest, outbox: Outbox): Pro
   const { runId, signal } = run;
   const emit = outbox.emit;
   let started = false;
-  const usage = { inputTokens: 0, outputTokens: 0 } as { inputTokens: number; outputTokens: number; costUsd?: number };
+  // What the Run spent is read from the usage ledger: the same entries `session.usage()` sums,
+  // including, for a resumed Run, what it spent before its process stopped.
+  const spent = () => core.history.usage.runUsage(runId);
   let turnsThisRun = 0;
   try {
     if (signal.aborted) throw new RunAbortedError();
@@ -65,11 +67,11 @@ async function turnLoop(core: SessionCore, run: RunRequest, outbox: Outbox): Pro
     started = true;
     // A resumed Run whose final answer was saved before its process stopped ends with that answer.
     const answered = run.mode.kind === "resume" ? savedFinalAnswer(core) : undefined;
-    if (answered) return await complete(core, run, emit, answered.content, turnsThisRun, usage);
+    if (answered) return await complete(core, run, emit, answered, turnsThisRun);
     while (true) {
       if (signal.aborted) throw new RunAbortedError();
       if (turnsThisRun >= core.limits.maxTurns) throw new MaxTurnsError(core.limits.maxTurns);
-      checkBudget(run.budget, usage);
+      checkBudget(run.budget, spent());
       turn++;
       turnsThisRun++;
       const info = { agent: { id: core.agent.id }, sessionId: core.sessionId, runId, turn };
@@ -82,16 +84,11 @@ async function turnLoop(core: SessionCore, run: RunRequest, outbox: Outbox): Pro
       const model = await abortable(run.model.resolve({ sessionId: core.sessionId, runId, signal }), signal);
       core.lastModel = model;
       const compaction = await compactIfNeeded(core, { runId, projection, model, signal, emit });
-      // A summary is a model call of this Run: it counts toward its usage and budget.
-      if (compaction?.usage) {
-        addUsage(usage, compaction.usage);
-        checkBudget(run.budget, usage);
-      }
-      const answer = await callModel(core, { runId, turn, projection, model, signal, emit, info }, (spent) => {
-        addUsage(usage, spent);
-        checkBudget(run.budget, usage);
-      });
-      if (answer.usage) addUsage(usage, answer.usage);
+      // A summary is a model call of this Run (saved with its usage): it counts toward the budget.
+      if (compaction?.usage) checkBudget(run.budget, spent());
+      const answer = await callModel(core, { runId, turn, projection, model, signal, emit, info }, () =>
+        checkBudget(run.budget, spent()),
+      );
       // The answer is saved with what follows it (the batch's first append, or the Run's end),
       // and reported once saved: one sync fewer per turn.
       const answered: Lead = {
@@ -119,6 +116,7 @@ async function turnLoop(core: SessionCore, run: RunRequest, outbox: Outbox): Pro
           outbox,
           visible,
           lead: answered,
+          stopReason: answer.stopReason,
         });
         emit({ kind: "turn-end", runId, turn });
         await takeJoined(core, run, emit);
@@ -128,7 +126,7 @@ async function turnLoop(core: SessionCore, run: RunRequest, outbox: Outbox): Pro
       // A host write queued during the Run, or joined input, is shown to the model before the Run ends.
       if (run.joined.size === 0 && core.history.state.pending.length === 0) {
         const lead: Lead = { records: answered.records, events: [...answered.events, turnEnd] };
-        return await complete(core, run, emit, answer.message.content, turnsThisRun, usage, lead);
+        return await complete(core, run, emit, answer, turnsThisRun, lead);
       }
       await core.persist(answered.records);
       for (const event of answered.events) emit(event);
@@ -189,6 +187,7 @@ async function begin(core: SessionCore, run: RunRequest, outbox: Outbox): Promis
       outbox,
       visible,
       resume: { retryIdempotent: mode.retryIdempotent },
+      ...(core.history.lastStopReason ? { stopReason: core.history.lastStopReason } : {}),
     });
     emit({ kind: "turn-end", runId, turn });
   } else if (active.batchOpen) {
@@ -198,19 +197,32 @@ async function begin(core: SessionCore, run: RunRequest, outbox: Outbox): Promis
   return turn;
 }
 
-/** Saves and reports the Run's completion with its final answer. */
+/**
+ * Saves and reports the Run's completion with its final answer. An answer cut off at the
+ * output limit completes the Run as `truncated`, never as a plain success.
+ */
 async function complete(
   core: SessionCore,
   run: RunRequest,
   emit: Emit,
-  content: readonly ContentBlock[],
+  answer: { readonly message: { readonly content: readonly ContentBlock[] }; readonly stopReason: StopReason },
   turns: number,
-  usage: Usage,
   lead: Lead = { records: [], events: [] },
 ): Promise<RunResult> {
   const { runId } = run;
-  const result: RunResult = { runId, content, text: textOf(content), turns, usage: { ...usage } };
-  await core.persist([...lead.records, { kind: "run-end", runId, status: "completed" }]);
+  const content = answer.message.content;
+  const stopReason = runStopReason(answer.stopReason);
+  await core.persist([...lead.records, { kind: "run-end", runId, status: "completed", stopReason }]);
+  // Read after the save: the final answer's own usage is in the ledger now.
+  const result: RunResult = {
+    runId,
+    content,
+    text: textOf(content),
+    turns,
+    usage: core.history.usage.runUsage(runId),
+    stopReason,
+    truncated: stopReason === "max-tokens",
+  };
   run.joined.close(runId);
   for (const event of lead.events) emit(event);
   emit({ kind: "run-end", runId, status: "completed", result });
@@ -221,10 +233,13 @@ async function complete(
  * The final answer of the active Run when it is the last thing saved (its process stopped
  * before `run-end`) and nothing waits to be shown to the model; undefined otherwise.
  */
-function savedFinalAnswer(core: SessionCore): { readonly content: readonly ContentBlock[] } | undefined {
+function savedFinalAnswer(
+  core: SessionCore,
+): { readonly message: { readonly content: readonly ContentBlock[] }; readonly stopReason: StopReason } | undefined {
   const last = core.history.messages.at(-1);
   if (!core.history.activeRun?.turn || last?.role !== "assistant" || last.toolCalls.length > 0) return undefined;
-  return core.history.state.pending.length > 0 ? undefined : last;
+  if (core.history.state.pending.length > 0) return undefined;
+  return { message: last, stopReason: core.history.lastStopReason ?? "end" };
 }
 
 /** Applies host writes queued with `session.setState` at the start of a turn. */
@@ -250,12 +265,6 @@ async function takeJoined(core: SessionCore, run: RunRequest, emit: Emit): Promi
     entry.resolve();
   }
   return true;
-}
-
-function addUsage(total: { inputTokens: number; outputTokens: number; costUsd?: number }, usage: Usage): void {
-  total.inputTokens += usage.inputTokens;
-  total.outputTokens += usage.outputTokens;
-  if (usage.costUsd !== undefined) total.costUsd = (total.costUsd ?? 0) + usage.costUsd;
 }
 
 function errorInfo(error: unknown): ErrorInfo {

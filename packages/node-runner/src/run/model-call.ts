@@ -1,4 +1,4 @@
-import type { HostedToolSpec, ModelRequest, Projection, ToolSpec, Usage } from "@castellan/harness";
+import type { HostedToolSpec, ModelRequest, Projection, ToolSpec } from "@castellan/harness";
 import { isModelProviderError } from "@castellan/harness";
 import { ModelCallError } from "../errors.js";
 import type { BoundModel } from "../models/bound-model.js";
@@ -24,13 +24,9 @@ export interface ModelCallContext {
  * Builds the turn's request from its projection and the conversation, lets the beforeModel
  * hooks rewrite it, and streams the answer. When the provider refuses the request as too
  * long before answering anything, the conversation is compacted once and the call retried;
- * the summary's usage is reported through `spend` like any model call of the Run.
+ * `spend` is called once the summary (and its usage) is saved, to check the Run's budget.
  */
-export async function callModel(
-  core: SessionCore,
-  context: ModelCallContext,
-  spend: (usage: Usage) => void,
-): Promise<ModelTurn> {
+export async function callModel(core: SessionCore, context: ModelCallContext, spend: () => void): Promise<ModelTurn> {
   const { runId, turn, model, signal, emit } = context;
   let streamed = false;
   const watch: Emit = (event) => {
@@ -61,7 +57,7 @@ export async function callModel(
     emit,
   });
   if (!compaction) throw refusal;
-  if (compaction.usage) spend(compaction.usage);
+  if (compaction.usage) spend();
   return await streamModelTurn(model, await buildRequest(core, context), { runId, turn, signal, emit });
 }
 

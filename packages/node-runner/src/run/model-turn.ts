@@ -59,7 +59,11 @@ export async function streamModelTurn(
           if (toolCalls.some((existing) => existing.id === call.id)) {
             throw new ModelCallError(`Model "${model.specifier}" sent tool call id "${call.id}" twice.`);
           }
-          toolCalls.push({ id: call.id, name: call.name, input: call.input ?? {} });
+          toolCalls.push(
+            typeof call.malformedInput === "string"
+              ? { id: call.id, name: call.name, input: {}, malformedInput: call.malformedInput }
+              : { id: call.id, name: call.name, input: call.input ?? {} },
+          );
           emit({ kind: "tool-call", runId, turn, toolCall: call });
           break;
         }

@@ -1,4 +1,4 @@
-import type { JsonValue, RunEvent, ToolCall, ToolResult } from "@castellan/harness";
+import type { JsonValue, RunEvent, StopReason, ToolCall, ToolResult } from "@castellan/harness";
 import { deepFreeze } from "@castellan/harness";
 import { type OpenCall, unrecordedOutcome } from "../history/session-history.js";
 import { askApproval, decidePermission, type PermissionOutcome } from "../permissions/decide.js";
@@ -23,8 +23,8 @@ interface Runnable extends ToolExecution {
   readonly pendingApproval?: boolean;
 }
 
-/** A call checked against the turn's projection: runnable, or already settled with an error. */
-type Prepared = Runnable | { readonly call: ToolCall; readonly settled: ToolResult };
+/** A call checked against the turn's projection: runnable, or already settled with an error (with the input its receipt keeps). */
+type Prepared = Runnable | { readonly call: ToolCall; readonly settled: ToolResult; readonly input?: JsonValue };
 
 /** What settling a batch needs to know. */
 export interface BatchContext {
@@ -40,6 +40,8 @@ export interface BatchContext {
   readonly resume?: { readonly retryIdempotent: boolean };
   /** Records (the turn's answer) to save with the batch's first append, and their events, reported once saved. */
   readonly lead?: Lead;
+  /** How the turn's answer ended (a call whose arguments are not JSON was cut off when it is `max-tokens`). */
+  readonly stopReason?: StopReason;
 }
 
 /** Records that ride with the next append, and the events that report them once they are saved. */
@@ -118,6 +120,13 @@ export async function runToolBatch(
   await log.writeAhead([...settled, end], receiptEvents(settled), context.outbox);
 }
 
+/** What the model is told about a call whose arguments text is not JSON. */
+function malformedMessage(call: ToolCall, stopReason: StopReason | undefined): string {
+  return stopReason === "max-tokens"
+    ? `The call to "${call.name}" was cut off at the output limit before its arguments were complete, so it did not run; send it again with smaller input.`
+    : `The arguments of the call to "${call.name}" were not valid JSON, so it did not run; send it again with a JSON object that matches the tool's input schema.`;
+}
+
 function prepare(core: SessionCore, call: ToolCall, context: BatchContext): Prepared {
   const bound = core.tools.get(call.name);
   const open = context.resume ? core.history.open.get(call.id) : undefined;
@@ -137,6 +146,10 @@ function prepare(core: SessionCore, call: ToolCall, context: BatchContext): Prep
       call,
       settled: errorResult(`Tool "${call.name}" is run by the model provider and cannot be called here.`),
     };
+  }
+  if (call.malformedInput !== undefined) {
+    // The receipt keeps the text the model wrote, so the failure can be read back.
+    return { call, settled: errorResult(malformedMessage(call, context.stopReason)), input: call.malformedInput };
   }
   const input = deepFreeze(structuredClone(call.input));
   const problem = bound.validate(input);
@@ -227,7 +240,7 @@ async function runGroup(
       turn,
       toolCallId: item.call.id,
       toolName: item.call.name,
-      input: "input" in item ? item.input : item.call.input,
+      input: "input" in item && item.input !== undefined ? item.input : item.call.input,
       result: results.get(item.call.id) as ToolResult,
       ...(stateChanges ? { stateChanges } : {}),
     };

@@ -4,6 +4,7 @@ import type {
   ErrorInfo,
   JsonObject,
   JsonValue,
+  RunStopReason,
   StopReason,
   ToolCall,
   ToolResult,
@@ -74,6 +75,8 @@ export interface RunEndRecord {
   readonly runId: string;
   readonly status: "completed" | "aborted" | "failed" | "interrupted";
   readonly error?: ErrorInfo;
+  /** How a completed Run's final answer ended (absent in logs written before it was kept). */
+  readonly stopReason?: RunStopReason;
 }
 
 /** Input joined into a running Run (`run.join`), saved when the Run takes it. */
