@@ -14,7 +14,6 @@ import {
   chunk,
   collect,
   done,
-  errorOf,
   fakeKey,
   modelRequest,
   never,
