@@ -181,21 +181,24 @@ export type SessionRecord =
   | ApprovalAnswerRecord
   | CompactionRecord;
 
-/** The kinds a reader of this version accepts. */
-export const sessionRecordKinds: ReadonlySet<string> = new Set([
-  "session-open",
-  "run-start",
-  "assistant-message",
-  "tool-start",
-  "tool-end",
-  "run-end",
-  "run-input",
-  "run-resume",
-  "tool-batch-start",
-  "tool-batch-end",
-  "state-queued",
-  "state-committed",
-  "approval-request",
-  "approval-answer",
-  "compaction",
-]);
+// Every kind once: the mapped type makes the compiler fail when a kind of the union is missing.
+const kinds: { readonly [Kind in SessionRecord["kind"]]: true } = {
+  "session-open": true,
+  "run-start": true,
+  "assistant-message": true,
+  "tool-start": true,
+  "tool-end": true,
+  "run-end": true,
+  "run-input": true,
+  "run-resume": true,
+  "tool-batch-start": true,
+  "tool-batch-end": true,
+  "state-queued": true,
+  "state-committed": true,
+  "approval-request": true,
+  "approval-answer": true,
+  compaction: true,
+};
+
+/** The kinds a reader of this version accepts: exactly the kinds of `SessionRecord`. */
+export const sessionRecordKinds: ReadonlySet<string> = new Set(Object.keys(kinds));

@@ -43,6 +43,14 @@ function checkAssistantMessage(record: Fields): string | undefined {
   if (!isObject(message) || !Array.isArray(message.content) || !Array.isArray(message.toolCalls)) {
     return '"message" is not an assistant message with "content" and "toolCalls" arrays';
   }
+  for (const call of message.toolCalls) {
+    if (!isObject(call) || typeof call.id !== "string" || typeof call.name !== "string") {
+      return '"message.toolCalls" holds a call without string "id" and "name"';
+    }
+    if (call.malformedInput !== undefined && typeof call.malformedInput !== "string") {
+      return '"malformedInput" of a tool call is not a string';
+    }
+  }
   if (record.usage !== undefined && !isObject(record.usage)) return '"usage" is not an object';
   return undefined;
 }
@@ -73,6 +81,7 @@ function checkToolEnd(record: Fields): string | undefined {
 }
 
 const runEndStatuses: ReadonlySet<unknown> = new Set(["completed", "aborted", "failed", "interrupted"]);
+const runStopReasons: ReadonlySet<unknown> = new Set(["end", "max-tokens", "refusal", "other"]);
 
 function checkRunEnd(record: Fields): string | undefined {
   const problem = missingString(record, "runId");
@@ -84,6 +93,9 @@ function checkRunEnd(record: Fields): string | undefined {
     (!isObject(error) || typeof error.code !== "string" || typeof error.message !== "string")
   ) {
     return '"error" is not an error with string "code" and "message"';
+  }
+  if (record.stopReason !== undefined && !runStopReasons.has(record.stopReason)) {
+    return '"stopReason" is not "end", "max-tokens", "refusal" or "other"';
   }
   return undefined;
 }
@@ -147,7 +159,11 @@ function checkCompaction(record: Fields): string | undefined {
   return record.runId === undefined || typeof record.runId === "string" ? undefined : '"runId" is not a string';
 }
 
-const checks: Readonly<Record<string, (record: Fields) => string | undefined>> = {
+/** What is wrong with a record of one kind, or undefined. */
+type Check = (record: Fields) => string | undefined;
+
+// One check per record kind: the mapped type makes the compiler fail when a kind has none.
+const checks: { readonly [Kind in SessionRecord["kind"]]: Check } = {
   "run-input": checkRunInput,
   "run-resume": checkRunScoped,
   "tool-batch-start": checkToolBatchStart,
@@ -176,8 +192,7 @@ export function describeInvalidRecord(value: unknown): string | undefined {
   if (typeof kind !== "string" || !sessionRecordKinds.has(kind)) {
     return `the record kind ${JSON.stringify(kind) ?? "undefined"} is unknown`;
   }
-  const check = checks[kind];
-  const problem = check === undefined ? undefined : check(value);
+  const problem = checks[kind as SessionRecord["kind"]](value);
   return problem === undefined ? undefined : `the ${kind} record is malformed: ${problem}`;
 }
 
