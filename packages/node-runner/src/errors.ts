@@ -101,3 +101,16 @@ export class InvalidOptionsError extends CastellanError {
     super("invalid_options", message);
   }
 }
+
+/**
+ * Opening a Session (or creating a Runner) was aborted through its signal, however far it had
+ * got; whatever it had acquired was released and nothing was written. Named `AbortError`, like
+ * the platform's abort errors, with the signal's reason (or the failure the abort caused) as
+ * its cause.
+ */
+export class AbortedError extends CastellanError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("aborted", message, options);
+    this.name = "AbortError";
+  }
+}

@@ -8,6 +8,7 @@ export type {
   SandboxLease,
 } from "@castellan/harness";
 export {
+  AbortedError,
   InvalidOptionsError,
   ModelCallError,
   ModelResolutionError,

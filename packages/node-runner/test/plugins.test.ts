@@ -147,14 +147,14 @@ describe("plugin application", () => {
         signal: AbortSignal.abort(),
         plugins: [plugin("p", () => void applied++)],
       }),
-    ).rejects.toMatchObject({ code: "run_aborted" });
+    ).rejects.toMatchObject({ code: "aborted" });
     await expect(
       openSession({
         agent,
         signal: AbortSignal.abort(),
         approval: plugin("p", () => void applied++),
       }),
-    ).rejects.toMatchObject({ code: "run_aborted" });
+    ).rejects.toMatchObject({ code: "aborted" });
     expect(applied).toBe(0);
   });
 });

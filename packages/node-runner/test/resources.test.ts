@@ -277,7 +277,7 @@ describe("a failed acquisition", () => {
     const capability = defineCapability({ name: "storage", resources: [resource(first, {})] });
     const agent = defineAgent("res.abort-open", { model: scriptedModel([]), capabilities: [capability] });
     const error = await rejection(openSession({ agent, signal: controller.signal }));
-    expect(error).toMatchObject({ code: "run_aborted" });
+    expect(error).toMatchObject({ code: "aborted", name: "AbortError" });
     expect(first.acquisitions[0]?.options.signal.aborted).toBe(true);
     expect(journal).toEqual(["acquire first", "release first"]);
   });

@@ -9,6 +9,7 @@ import {
 import { scriptedModel } from "@castellan/models/testing";
 import { describe, expect, it } from "vitest";
 import {
+  AbortedError,
   createNodeRunner,
   MaxTurnsError,
   ModelCallError,
@@ -344,8 +345,8 @@ describe("opening a Session", () => {
     const approval = spyPlugin("test.approval");
     const agent = defineAgent("life.pre-aborted", { model: scriptedModel([]) });
     const error = await rejection(openSession({ agent, approval, signal: AbortSignal.abort() }));
-    expect(error).toBeInstanceOf(RunAbortedError);
-    expect(error).toMatchObject({ code: "run_aborted" });
+    expect(error).toBeInstanceOf(AbortedError);
+    expect(error).toMatchObject({ code: "aborted", name: "AbortError" });
     expect(approval.applied).toBe(0);
     expect(approval.closed).toBe(0);
   });

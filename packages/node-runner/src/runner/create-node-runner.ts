@@ -1,6 +1,6 @@
 import type { Agent } from "@castellan/harness";
 import { CastellanError } from "@castellan/harness";
-import { InvalidOptionsError, RunAbortedError, SessionLockedError, SessionStateError } from "../errors.js";
+import { AbortedError, InvalidOptionsError, SessionLockedError, SessionStateError } from "../errors.js";
 import { isPermissionPreset } from "../permissions/decide.js";
 import type { PermissionPreset } from "../permissions/types.js";
 import { applyPlugins, closePlugins } from "../plugins/registry.js";
@@ -8,12 +8,8 @@ import type { NodeRunnerPlugin } from "../plugins/types.js";
 import type { UsageBudget } from "../run/usage-budget.js";
 import { admitSession } from "../session/admit.js";
 import { NodeSession, type Session } from "../session/session.js";
-import {
-  defaultContextBudget,
-  defaultRunLimits,
-  type HarnessContextBudget,
-  type RunLimits,
-} from "../session/session-core.js";
+import type { HarnessContextBudget, RunLimits } from "../session/session-core.js";
+import { checkContextBudget, checkLimits, checkUsageBudget } from "./options.js";
 
 /** Options of `createNodeRunner`. */
 export interface NodeRunnerOptions {
@@ -68,10 +64,11 @@ export async function createNodeRunner(options: NodeRunnerOptions): Promise<Node
       `permissions must be "read-only", "ask-on-write" or "full-access", not ${JSON.stringify(preset)}.`,
     );
   }
-  const limits = { ...defaultRunLimits, ...(options.limits ?? {}) };
-  const contextBudget = { ...defaultContextBudget, ...(options.contextBudget ?? {}) };
+  const limits = checkLimits(options.limits);
+  const contextBudget = checkContextBudget(options.contextBudget);
+  const budget = checkUsageBudget(options.budget);
   if (options.signal?.aborted)
-    throw new RunAbortedError("Creating the Runner was aborted.", { cause: options.signal.reason });
+    throw new AbortedError("Creating the Runner was aborted.", { cause: options.signal.reason });
   const plugins = [...(options.plugins ?? [])];
   const registry = await applyPlugins(plugins);
   const sessions = new Map<string, NodeSession>();
@@ -105,7 +102,7 @@ export async function createNodeRunner(options: NodeRunnerOptions): Promise<Node
         });
         const session = new NodeSession(admitted, {
           ...(sessionOptions.signal ? { signal: sessionOptions.signal } : {}),
-          ...(options.budget ? { budget: options.budget } : {}),
+          ...(budget ? { budget } : {}),
         });
         session.afterClose(() => {
           sessions.delete(id);

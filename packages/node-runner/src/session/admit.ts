@@ -1,6 +1,6 @@
 import type { Agent, BindingHandle, JsonObject, ResourceRequest, SandboxLease } from "@castellan/harness";
 import { buildProgram, CastellanError, resolveResourceSpec } from "@castellan/harness";
-import { RunAbortedError, SessionMismatchError } from "../errors.js";
+import { AbortedError, SessionMismatchError } from "../errors.js";
 import { SessionHistory } from "../history/session-history.js";
 import { resolveSessionModel, selectModel } from "../models/session-model.js";
 import type { PermissionPreset } from "../permissions/types.js";
@@ -54,8 +54,13 @@ export class SkillsUnavailableError extends CastellanError {
  */
 export async function admitSession(request: AdmissionRequest): Promise<AdmittedSession> {
   const { agent, registry, sessionId, signal } = request;
-  if (signal?.aborted) throw new RunAbortedError("Opening the Session was aborted.", { cause: signal.reason });
-  const log = registry.store ? await registry.store.open(sessionId, signal ? { signal } : {}) : undefined;
+  if (signal?.aborted) throw new AbortedError("Opening the Session was aborted.", { cause: signal.reason });
+  let log: SessionLog | undefined;
+  try {
+    log = registry.store ? await registry.store.open(sessionId, signal ? { signal } : {}) : undefined;
+  } catch (error) {
+    throw abortedOr(error, signal);
+  }
   const owner = new ResourceOwner();
   try {
     const history = new SessionHistory();
@@ -217,11 +222,17 @@ export async function admitSession(request: AdmissionRequest): Promise<AdmittedS
     // The initial projection proves every section and `enabled` function runs on the acquired resources.
     inspection.observe(projectSession(core, 0), { turn: 0 });
     if (pendingOpening && Object.keys(params).length > 0) await core.persist([]);
-    if (signal?.aborted) throw new RunAbortedError("Opening the Session was aborted.", { cause: signal.reason });
+    if (signal?.aborted) throw new AbortedError("Opening the Session was aborted.", { cause: signal.reason });
     return { core, owner, log, created: !opening, sandbox, inspection };
   } catch (error) {
     await owner.releaseAll().catch(() => undefined);
     await log?.close().catch(() => undefined);
-    throw error;
+    throw abortedOr(error, signal);
   }
+}
+
+/** An abort gives one error however late it came: whatever failed because of it is its cause. */
+function abortedOr(error: unknown, signal: AbortSignal | undefined): unknown {
+  if (!signal?.aborted || (error instanceof CastellanError && error.code === "aborted")) return error;
+  return new AbortedError("Opening the Session was aborted.", { cause: error });
 }

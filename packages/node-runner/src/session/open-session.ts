@@ -1,5 +1,5 @@
 import type { Agent } from "@castellan/harness";
-import { RunAbortedError } from "../errors.js";
+import { AbortedError } from "../errors.js";
 import type { PermissionPreset } from "../permissions/types.js";
 import type { NodeRunnerPlugin } from "../plugins/types.js";
 import type { UsageBudget } from "../run/usage-budget.js";
@@ -38,7 +38,7 @@ export interface OpenSessionOptions {
  */
 export async function openSession(options: OpenSessionOptions): Promise<Session> {
   if (options.signal?.aborted)
-    throw new RunAbortedError("Opening the Session was aborted.", { cause: options.signal.reason });
+    throw new AbortedError("Opening the Session was aborted.", { cause: options.signal.reason });
   const plugins: NodeRunnerPlugin[] = [];
   const store = options.store;
   if (store) {

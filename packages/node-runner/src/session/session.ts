@@ -9,6 +9,7 @@ import { type CompactionOutcome, compactConversation } from "../run/compaction.j
 import { executeRun, type RunMode } from "../run/execute-run.js";
 import { type Run, RunHandle } from "../run/run.js";
 import type { UsageBudget } from "../run/usage-budget.js";
+import { checkUsageBudget } from "../runner/options.js";
 import type { AdmittedSession } from "./admit.js";
 import { compactionStatus, type SessionInspection } from "./inspection.js";
 import { type InterruptedRun, interruptedRunOf, type PendingApproval, pendingApprovalsOf } from "./interruption.js";
@@ -220,7 +221,8 @@ export class NodeSession implements Session {
       (signal): signal is AbortSignal => signal !== undefined,
     );
     const signal = signals.length === 1 ? (signals[0] as AbortSignal) : AbortSignal.any(signals);
-    const budget = options.budget ?? this.options.budget;
+    const budget =
+      options.budget === undefined ? this.options.budget : checkUsageBudget(options.budget, "RunOptions.budget");
     const core = this.admitted.core;
     const model =
       options.model === undefined
