@@ -7,8 +7,11 @@ export default defineConfig({
       "packages/*/test/**/*.test.ts",
       "examples/**/*.test.ts",
       "bench/**/*.test.ts",
+      "test-support/**/*.test.ts",
     ],
     exclude: ["**/node_modules/**", "**/dist/**"],
+    // Fails a test that writes to the console, stdout or stderr without calling expectOutput().
+    setupFiles: ["./test-support/console-guard.ts"],
     reporters: ["default", "./scripts/summary-reporter.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,

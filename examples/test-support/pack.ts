@@ -3,7 +3,7 @@
 import { execFile } from "node:child_process";
 import { copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { basename, join } from "node:path";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 
@@ -12,12 +12,25 @@ export const workspaceRoot = fileURLToPath(new URL("../../", import.meta.url));
 export const packageNames = ["harness", "models", "node-runner"] as const;
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";
 
+/** What the compiler read for a consumer's typecheck that found no error. */
+export interface TypecheckReport {
+  /** The consumer's own files it checked, by name, sorted. */
+  readonly entries: string[];
+  /** The `@castellan/*` packages whose type declarations it read from the consumer's node_modules, sorted. */
+  readonly packages: string[];
+  /** Files it read from the workspace's own packages; none when it checks against the tarballs. */
+  readonly workspaceFiles: string[];
+}
+
 /** A consumer project outside the workspace with the packed packages installed. */
 export interface PackedConsumer {
   /** The consumer project's directory. */
   readonly directory: string;
-  /** Typechecks the consumer's `*.ts` files against the packed type declarations. */
-  typecheck(): Promise<void>;
+  /**
+   * Typechecks the consumer's `*.ts` files against the packed type declarations; rejects with
+   * the compiler's diagnostics if there are any, else resolves to what the compiler read.
+   */
+  typecheck(): Promise<TypecheckReport>;
   /** Removes everything this consumer created. */
   remove(): Promise<void>;
 }
@@ -85,7 +98,10 @@ export async function createPackedConsumer(files: readonly string[]): Promise<Pa
       directory,
       async typecheck() {
         const tsc = join(workspaceRoot, "node_modules", "typescript", "bin", "tsc");
-        await exec(process.execPath, [tsc, "-p", "tsconfig.json"], { cwd: directory });
+        const { stdout } = await exec(process.execPath, [tsc, "-p", "tsconfig.json", "--listFiles"], {
+          cwd: directory,
+        });
+        return typecheckReport(stdout, directory);
       },
       remove,
     };
@@ -93,4 +109,26 @@ export async function createPackedConsumer(files: readonly string[]): Promise<Pa
     await remove();
     throw error;
   }
+}
+
+/** Groups the files `tsc --listFiles` printed into the consumer's, the packed packages' and the workspace's. */
+function typecheckReport(listed: string, directory: string): TypecheckReport {
+  const files = listed
+    .split("\n")
+    .filter((line) => line.length > 0)
+    .map((file) => resolve(file));
+  const installed = join(directory, "node_modules", "@castellan");
+  const packages = new Set<string>();
+  for (const file of files) {
+    if (file.startsWith(installed + sep) && file.endsWith(".d.ts"))
+      packages.add(relative(installed, file).split(sep)[0] ?? "");
+  }
+  return {
+    entries: files
+      .filter((file) => dirname(file) === directory)
+      .map((file) => basename(file))
+      .sort(),
+    packages: [...packages].sort(),
+    workspaceFiles: files.filter((file) => file.startsWith(join(workspaceRoot, "packages") + sep)),
+  };
 }

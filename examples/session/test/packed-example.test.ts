@@ -67,7 +67,10 @@ describe("the packed session example", () => {
   });
 
   it("typechecks against the packed type declarations", async () => {
-    await packed.typecheck();
+    const read = await packed.typecheck();
+    expect(read.entries).toEqual(["anthropic.ts", "chat.ts", "compatible.ts", "openrouter.ts"]);
+    expect(read.packages).toEqual(["harness", "models", "node-runner"]);
+    expect(read.workspaceFiles).toEqual([]);
   });
 
   it("continues one Session across two processes", async () => {

@@ -29,7 +29,10 @@ async function savedRecords(sessions: string): Promise<{ kind: string; [field: s
 
 describe("the packed stateful-report example", () => {
   it("typechecks against the packed type declarations", async () => {
-    await packed.typecheck();
+    const read = await packed.typecheck();
+    expect(read.entries).toEqual(["report.ts"]);
+    expect(read.packages).toEqual(["harness", "models", "node-runner"]);
+    expect(read.workspaceFiles).toEqual([]);
   });
 
   it("keeps its progress through compaction and a fresh process", async () => {

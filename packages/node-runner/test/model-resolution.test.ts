@@ -178,7 +178,14 @@ describe("named models", () => {
   it("does not fail an unknown name at createNodeRunner (only when a Session opens)", async () => {
     const agent = defineAgent("test.unknown", { model: "app/chat" });
     const runner = await createNodeRunner({ agent });
-    await runner.close();
+    try {
+      const failure = await runner.createSession().catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(ModelResolutionError);
+      expect(failure).toMatchObject({ code: "model_not_found" });
+      expect((failure as Error).message).toContain("app/chat");
+    } finally {
+      await runner.close();
+    }
   });
 
   it("rejects registering the same name twice with a PluginError", async () => {
@@ -349,11 +356,16 @@ describe("a model resolver", () => {
 
   it("fails the Run with a typed error when it returns something that is not a runtime", async () => {
     const agent = defineAgent("test.bad-resolver", { model: "app/chat" });
+    const recovered = scriptedModel([{ text: "after the failed Run" }]);
+    let resolutions = 0;
     const runner = await createNodeRunner({
       agent,
       plugins: [
         plugin("test.resolver", (host) =>
-          host.registerModelResolver({ resolve: () => ({ specifier: "nope" }) as unknown as ModelRuntime }),
+          host.registerModelResolver({
+            // Not a runtime the first time; a working one afterwards.
+            resolve: () => (resolutions++ === 0 ? ({ specifier: "nope" } as unknown as ModelRuntime) : recovered),
+          }),
         ),
       ],
     });
@@ -365,8 +377,10 @@ describe("a model resolver", () => {
       const code = (error as CastellanError).code;
       expect(code).toBe("model_resolution_failed");
       expect(events.at(-1)).toMatchObject({ kind: "run-end", status: "failed", error: { code } });
-      // The Session survives a failed Run.
-      expect(() => session.run("again")).not.toThrow();
+      // The Session survives a failed Run: the next one resolves again and answers.
+      expect((await session.run("again").result).text).toBe("after the failed Run");
+      expect(resolutions).toBe(2);
+      recovered.assertComplete();
     } finally {
       await runner.close();
     }

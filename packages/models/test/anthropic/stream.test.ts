@@ -42,7 +42,7 @@ describe("the Anthropic stream", () => {
     ]);
     // SDK 1.x (API version 2026-10-21) sends the API key as a bearer token.
     expect(fixture?.requests[0]?.headers.authorization).toBe(`Bearer ${FAKE_KEY}`);
-    expect(fixture?.requests[0]?.headers["anthropic-version"]).toBeTypeOf("string");
+    expect(fixture?.requests[0]?.headers["anthropic-version"]).toBe("2026-10-21");
     assertNoKey(events, model);
   });
 

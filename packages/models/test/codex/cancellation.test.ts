@@ -111,10 +111,15 @@ describe("codex cancellation", () => {
       await sendSse(response, new ResponsesStream().text(["a", "b"]).events, { hold: true });
     });
     const model = codex({ apiKey: FAKE_KEY, model: "gpt-5-codex", baseURL: fixture.url });
+    const read: ModelStreamEvent[] = [];
     for await (const event of model.stream(request, { signal: new AbortController().signal })) {
+      read.push(event);
       if (event.type === "text-delta") break;
     }
+    expect(read).toEqual([{ type: "text-delta", text: "a" }]);
+    // The answer is held open, so only the client can end it: the server seeing it close is the proof.
     await gone.promise;
+    expect(fixture.requests).toHaveLength(1);
   });
 
   it("an already-aborted signal sends nothing", async () => {

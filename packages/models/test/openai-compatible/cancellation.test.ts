@@ -1,5 +1,6 @@
 // Aborting a call: mid-stream, before the answer's headers, and while waiting to retry. Each
 // ends the stream with an error event and closes the connection the server saw.
+import type { ModelStreamEvent } from "@castellan/harness";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openaiCompatible } from "../../src/openai-compatible/index.js";
 import { closed } from "../support/connection.js";
@@ -90,10 +91,14 @@ describe("openaiCompatible cancellation", () => {
       connectionClosed = closed(response);
       return sendSse(response, [{ data: chunk({ content: "first" }) }], { hold: true });
     });
+    const read: ModelStreamEvent[] = [];
     for await (const event of model().stream(modelRequest(), { signal: new AbortController().signal })) {
-      expect(event).toEqual({ type: "text-delta", text: "first" });
+      read.push(event);
       break;
     }
+    expect(read).toEqual([{ type: "text-delta", text: "first" }]);
+    // The answer is held open, so only the client can end it: the server seeing it close is the proof.
     await connectionClosed;
+    expect(fixture.requests).toHaveLength(1);
   });
 });

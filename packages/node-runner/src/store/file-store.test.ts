@@ -191,7 +191,8 @@ describe("createFileSessionStore", () => {
     await mkdir(join(root, "s1.jsonl"));
     const failed = await log.append([opening]).catch((error: unknown) => error);
     expect(failed).toMatchObject({ code: "session_log_write_failed", path: join(root, "s1.jsonl") });
-    expect((failed as Error).cause).toBeDefined();
+    // The cause is the file system's own refusal to open a folder for appending.
+    expect((failed as Error).cause).toMatchObject({ code: "EISDIR", syscall: "open", path: join(root, "s1.jsonl") });
     await rm(join(root, "s1.jsonl"), { recursive: true });
     await expect(log.append([opening])).rejects.toMatchObject({ code: "session_log_write_failed" });
     await log.close();
