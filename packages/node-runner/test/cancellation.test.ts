@@ -101,7 +101,7 @@ describe("aborting a Run during the model stream", () => {
 });
 
 describe("aborting a Run while a tool runs", () => {
-  it("aborts the tool's signal, records its error, marks later calls of the batch as not run, and settles aborted", async () => {
+  it("aborts the tool's signal, records its error, leaves later calls of the batch open, and settles aborted", async () => {
     const timersBefore = pendingTimeouts();
     const started = latch<AbortSignal>();
     const slow = defineTool({
@@ -150,14 +150,17 @@ describe("aborting a Run while a tool runs", () => {
     expect(lastOf(events)).toMatchObject({ kind: "run-end", status: "aborted", error: { code: "run_aborted" } });
     const starts = events.filter((event) => event.kind === "tool-start");
     expect(starts.map((event) => event.kind === "tool-start" && event.toolName)).toEqual(["slow"]);
+    // The running call has its receipt; the one that never started has none, so a resume could still run it.
     const ends = toolEnds(events);
-    expect(ends.map((event) => event.toolName)).toEqual(["slow", "after"]);
+    expect(ends.map((event) => event.toolName)).toEqual(["slow"]);
     expect(ends[0]?.result.isError).toBe(true);
     expect(textOf(ends[0]!.result)).toMatch(/aborted/);
-    expect(ends[1]?.result.isError).toBe(true);
-    expect(textOf(ends[1]!.result)).toMatch(/^Not run/);
+    expect(session.interruptedRun()).toMatchObject({
+      status: "aborted",
+      unsettled: [{ toolCallId: "call_2", toolName: "after", state: "not-started" }],
+    });
 
-    // The next Run sees every call of the aborted batch settled.
+    // A new Run instead settles the call that never started as not run, before its own start.
     const next = await session.run("Again").result;
     expect(next.text).toBe("Recovered");
     const request = model.requests[1];
@@ -338,14 +341,16 @@ describe("aborting a Run while a call awaits approval", () => {
     expect(question.signal.aborted).toBe(true);
     expect(executed).toBe(0);
     expect(events.some((event) => event.kind === "tool-start")).toBe(false);
-    const [end] = toolEnds(events);
-    expect(end?.result.isError).toBe(true);
-    expect(textOf(end!.result)).toMatch(/^Not run/);
+    // The request stays pending: it can still be answered and the Run resumed.
+    expect(toolEnds(events)).toEqual([]);
+    expect(session.pendingApprovals()).toMatchObject([{ toolCallId: "call_1", toolName: "write" }]);
     expect(lastOf(events)).toMatchObject({ kind: "run-end", status: "aborted" });
 
-    // The unapproved call is settled in history; nothing ran.
+    // A new Run settles the unapproved call as not run; nothing ran.
     await session.run("Never mind").result;
     expect(model.requests[1]?.messages.map((message) => message.role)).toEqual(["user", "assistant", "tool", "user"]);
+    expect(textOf(model.requests[1]?.messages[2])).toMatch(/^Not run/);
+    expect(session.pendingApprovals()).toEqual([]);
     expect(executed).toBe(0);
   });
 });

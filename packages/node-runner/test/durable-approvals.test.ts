@@ -98,6 +98,7 @@ describe("an approval request whose process was killed while asking", () => {
     expect(Object.isFrozen(session.pendingApprovals()[0])).toBe(true);
     expect(session.interruptedRun()).toEqual({
       runId: killedRunId,
+      status: "interrupted",
       turn: 1,
       unsettled: [
         { toolCallId: "a-send", toolName: "send", input: sendInput, state: "awaiting-approval", idempotent: false },

@@ -172,6 +172,7 @@ describe("a Run whose process was killed mid-batch", () => {
     expect(executed).toEqual([]);
     expect(session.interruptedRun()).toEqual({
       runId,
+      status: "interrupted",
       turn: 2,
       unsettled: [
         {
@@ -199,6 +200,7 @@ describe("a Run whose process was killed mid-batch", () => {
     const { session, model, executed } = await reopen("idempotent", []);
     expect(session.interruptedRun()).toEqual({
       runId,
+      status: "interrupted",
       turn: 1,
       unsettled: [
         {
@@ -331,7 +333,7 @@ describe("session.resume()", () => {
     expect(thrown(() => session.resume())).toMatchObject({ code: "nothing_to_resume" });
   });
 
-  it("does not treat an aborted Run as interrupted: it has a run-end and cannot be resumed, also after reopening", async () => {
+  it("resumes an aborted Run, also after reopening: the call running at the abort stays settled as it was", async () => {
     const store = createMemorySessionStore();
     const started = latch();
     const model = scriptedModel([{ toolCalls: [{ id: "slow-send", name: "send", input: {} }] }]);
@@ -345,13 +347,26 @@ describe("session.resume()", () => {
     await started.promise;
     controller.abort();
     expect(await rejection(run.result)).toBeInstanceOf(RunAbortedError);
-    expect(session.interruptedRun()).toBeUndefined();
-    expect(thrown(() => session.resume())).toMatchObject({ code: "nothing_to_resume" });
+    // The running call settled with its abort; nothing is left open, but the Run can go on.
+    expect(session.interruptedRun()).toEqual({ runId: run.id, status: "aborted", turn: 1, unsettled: [] });
     await session.close();
 
     const records = await storeRecords(store, "aborted");
     expect(records.at(-1)).toMatchObject({ kind: "run-end", runId: run.id, status: "aborted" });
-    const again = closeLater(await openSession({ agent, id: "aborted", store }));
+    const resumedModel = scriptedModel([{ text: "carried on" }]);
+    const again = closeLater(
+      await openSession({ agent: interruptAgent(resumedModel, () => "unused"), id: "aborted", store }),
+    );
+    expect(again.interruptedRun()).toMatchObject({ runId: run.id, status: "aborted" });
+    const resumed = again.resume();
+    expect(resumed.id).toBe(run.id);
+    expect(await resumed.result).toMatchObject({ runId: run.id, text: "carried on" });
+    // The model saw the aborted call's own result; nothing ran again.
+    expect(resumedModel.requests[0]?.messages.at(-1)).toMatchObject({
+      role: "tool",
+      toolCallId: "slow-send",
+      isError: true,
+    });
     expect(again.interruptedRun()).toBeUndefined();
     expect(thrown(() => again.resume())).toMatchObject({ code: "nothing_to_resume" });
   });
@@ -540,6 +555,7 @@ async function crashThenContinue(crashAt: number, continuation: Continuation) {
   } else {
     expect(interrupted).toEqual({
       runId: deadRun.id,
+      status: "interrupted",
       turn: expected.turn,
       unsettled: expected.unsettled.map(([toolCallId, state]) => ({
         toolCallId,

@@ -55,6 +55,11 @@ export class SessionHistory {
   compactions = 0;
   /** The Run without a saved `run-end`, if any. */
   activeRun: ActiveRunFacts | undefined;
+  /**
+   * The latest Run, when it ended `aborted` and no Run has started since: it can be resumed.
+   * Its calls that never started are still open (they have no receipt).
+   */
+  abortedRun: { readonly runId: string; readonly turn: number } | undefined;
   readonly state = new StateFold();
   readonly usage = new UsageLedger();
   private readonly receipts = new Map<string, ToolReceipt[]>();
@@ -72,6 +77,7 @@ export class SessionHistory {
       case "run-start":
         if (this.activeRun) throw this.fault(`run-start while run "${this.activeRun.runId}" has no run-end`, position);
         this.settleUnrecorded();
+        this.abortedRun = undefined;
         this.runCount++;
         this.lastRunId = record.runId;
         this.activeRun = { runId: record.runId, turn: 0, batchOpen: false, batchWrites: [] };
@@ -83,6 +89,12 @@ export class SessionHistory {
         this.push({ role: "user", content: record.input });
         return;
       case "run-resume":
+        if (this.abortedRun?.runId === record.runId && !this.activeRun) {
+          // An aborted Run taken up again: it is active again, from the turn it had reached.
+          this.activeRun = { runId: record.runId, turn: this.abortedRun.turn, batchOpen: false, batchWrites: [] };
+          this.abortedRun = undefined;
+          return;
+        }
         this.expectActive(record.runId, position);
         return;
       case "assistant-message":
@@ -182,7 +194,11 @@ export class SessionHistory {
         return;
       }
       case "run-end":
-        if (this.activeRun?.runId === record.runId) this.activeRun = undefined;
+        if (this.activeRun?.runId === record.runId) {
+          this.abortedRun =
+            record.status === "aborted" ? { runId: record.runId, turn: this.activeRun.turn } : undefined;
+          this.activeRun = undefined;
+        }
         return;
     }
   }

@@ -2,9 +2,10 @@ import type { ContentBlock, ErrorInfo, RunEvent, RunResult, StopReason } from "@
 import { CastellanError, runStopReason, textOf } from "@castellan/harness";
 import { RunAbortedError, SessionStateError } from "../errors.js";
 import type { SessionModel } from "../models/session-model.js";
-import { type Emit, projectSession, type SessionCore } from "../session/session-core.js";
+import { committedState, type Emit, projectSession, type SessionCore } from "../session/session-core.js";
 import type { SessionRecord } from "../store/records.js";
 import { abortable } from "../util/abortable.js";
+import { BatchState } from "./batch-state.js";
 import { compactIfNeeded } from "./compaction.js";
 import { settleInterrupted } from "./interrupted.js";
 import type { JoinQueue } from "./join-queue.js";
@@ -150,7 +151,10 @@ async function turnLoop(core: SessionCore, run: RunRequest, outbox: Outbox): Pro
   }
 }
 
-/** Saves the Run's start (settling an interrupted Run first) or its resumption; returns the last turn. */
+/**
+ * Saves the Run's start (settling what an earlier Run left open first) or its resumption;
+ * returns the last turn. A Run is resumed after its process stopped, or after it was aborted.
+ */
 async function begin(core: SessionCore, run: RunRequest, outbox: Outbox): Promise<number> {
   const { runId, mode, signal } = run;
   const emit = outbox.emit;
@@ -158,7 +162,7 @@ async function begin(core: SessionCore, run: RunRequest, outbox: Outbox): Promis
     const interrupted = settleInterrupted(core);
     const records: SessionRecord[] = [...(interrupted?.records ?? []), { kind: "run-start", runId, input: mode.input }];
     await core.persist(records);
-    if (interrupted) {
+    if (interrupted?.interruptedRunId !== undefined) {
       emit({
         kind: "run-interrupted",
         runId,
@@ -169,10 +173,13 @@ async function begin(core: SessionCore, run: RunRequest, outbox: Outbox): Promis
     emit({ kind: "run-start", runId, sessionId: core.sessionId, input: mode.input });
     return 0;
   }
-  const active = core.history.activeRun;
-  if (active?.runId !== runId) throw new SessionStateError("nothing_to_resume", `Run "${runId}" is not interrupted.`);
+  const resumable = core.history.activeRun ?? core.history.abortedRun;
+  if (resumable?.runId !== runId) {
+    throw new SessionStateError("nothing_to_resume", `Run "${runId}" is neither interrupted nor aborted.`);
+  }
   await core.persist([{ kind: "run-resume", runId }]);
   emit({ kind: "run-resume", runId });
+  const active = core.history.activeRun as NonNullable<typeof core.history.activeRun>;
   const turn = active.turn;
   if (core.history.open.size > 0) {
     // The interrupted batch is settled first; its visibility is that of its own turn.
@@ -191,7 +198,13 @@ async function begin(core: SessionCore, run: RunRequest, outbox: Outbox): Promis
     });
     emit({ kind: "turn-end", runId, turn });
   } else if (active.batchOpen) {
-    await core.persist([{ kind: "tool-batch-end", runId, turn, status: "committed" }]);
+    // Every call of the batch had settled before the stop: the writes their receipts carry
+    // commit now, as the lost settlement would have committed them.
+    const batch = new BatchState(committedState(core), core.program.initialState);
+    for (const changes of active.batchWrites) batch.seed(changes);
+    const changes = batch.pending;
+    await core.persist([{ kind: "tool-batch-end", runId, turn, status: "committed", ...(changes ? { changes } : {}) }]);
+    if (changes) await notifyStateChanged(core, { runId, turn, source: "tool", changes }, emit);
   }
   await takeJoined(core, run, emit);
   return turn;

@@ -4,29 +4,32 @@ import type { SessionCore } from "../session/session-core.js";
 import type { SessionRecord } from "../store/records.js";
 import { errorResult } from "../tools/tool-output.js";
 
-/** The calls an interrupted Run left without receipts. */
+/** What closing an earlier Run's loose ends takes, before a new Run starts. */
 export interface InterruptedSettlement {
-  readonly interruptedRunId: string;
+  /** Set when the earlier Run had no `run-end` (its process stopped): it is now saved as interrupted. */
+  readonly interruptedRunId: string | undefined;
   readonly records: readonly SessionRecord[];
   readonly toolCalls: readonly { toolCallId: string; toolName: string; outcome: "unknown" | "not-run" }[];
 }
 
 const notRun = "Not run: its run was interrupted before this call started.";
+const notRunAfterEnd = "Not run: its run ended (aborted or failed) before this call started.";
 
 /**
- * When a new Run starts on a Session whose previous Run stopped without settling (its
- * process died), that Run is settled first, never re-run: a call whose intent was saved gets
- * an "outcome unknown" receipt, a call that never started a "not run" one, an open batch is
- * discarded, and the Run ends as `interrupted`.
+ * When a new Run starts, what an earlier Run left open is settled first, never re-run. A Run
+ * whose process stopped before it settled: a call whose intent was saved gets an "outcome
+ * unknown" receipt, a call that never started a "not run" one, an open batch is discarded,
+ * and the Run ends as `interrupted`. A Run that ended aborted (or failed) with calls that never
+ * started: each gets a "not run" receipt. Undefined when nothing is left open.
  */
 export function settleInterrupted(core: SessionCore): InterruptedSettlement | undefined {
   const active = core.history.activeRun;
-  if (!active) return undefined;
+  if (!active && core.history.open.size === 0) return undefined;
   const records: SessionRecord[] = [];
   const toolCalls: InterruptedSettlement["toolCalls"][number][] = [];
   for (const open of core.history.open.values()) {
     const outcome = open.started ? "unknown" : "not-run";
-    const result: ToolResult = errorResult(open.started ? unrecordedOutcome : notRun);
+    const result: ToolResult = errorResult(open.started ? unrecordedOutcome : active ? notRun : notRunAfterEnd);
     records.push({
       kind: "tool-end",
       runId: open.runId,
@@ -38,6 +41,7 @@ export function settleInterrupted(core: SessionCore): InterruptedSettlement | un
     });
     toolCalls.push({ toolCallId: open.call.id, toolName: open.call.name, outcome });
   }
+  if (!active) return { interruptedRunId: undefined, records, toolCalls };
   if (active.batchOpen) {
     records.push({
       kind: "tool-batch-end",

@@ -79,7 +79,7 @@ export async function runToolBatch(
     for (const [index, group] of groups.entries()) {
       const receipts = await runGroup(core, group, context, batch, log);
       if (index < groups.length - 1) {
-        await log.write(receipts);
+        if (receipts.length > 0) await log.write(receipts);
         emitReceipts(receipts, emit);
       } else {
         settled = receipts;
@@ -91,7 +91,8 @@ export async function runToolBatch(
       .catch(() => undefined);
     throw error;
   }
-  // The last receipts share one append with the batch's settlement.
+  // The last receipts share one append with the batch's settlement. After an abort, calls that
+  // never started keep no receipt: resuming the Run decides them again, a new Run settles them.
   if (signal.aborted) {
     await log.write([
       ...settled,
@@ -196,7 +197,10 @@ function groupForScheduling(prepared: readonly Prepared[]): Prepared[][] {
   return groups;
 }
 
-/** Decides and runs one group; returns its receipts, in call order, for the caller to save. */
+/** A call the Run was aborted before (or while asking approval for): it stays open, without a receipt. */
+const leftOpen = Symbol("left open");
+
+/** Decides and runs one group; returns the receipts of its settled calls, in call order, for the caller to save. */
 async function runGroup(
   core: SessionCore,
   group: readonly Prepared[],
@@ -208,12 +212,12 @@ async function runGroup(
   const results = new Map<string, ToolResult>();
   const runnable: Runnable[] = [];
   for (const item of group) {
-    if (signal.aborted) {
-      results.set(item.call.id, errorResult("Not run: the run was aborted before this call started."));
-    } else if ("settled" in item) {
+    if (signal.aborted) continue;
+    if ("settled" in item) {
       results.set(item.call.id, item.settled);
     } else {
       const denied = await decide(core, item, context, log);
+      if (denied === leftOpen) continue;
       if (denied) results.set(item.call.id, denied);
       else runnable.push(item);
     }
@@ -232,28 +236,31 @@ async function runGroup(
     await Promise.all(executions);
   }
 
-  return group.map((item) => {
+  return group.flatMap((item): SessionRecord[] => {
+    if (!results.has(item.call.id)) return [];
     const stateChanges = batch.writtenBy(item.call.id);
-    return {
-      kind: "tool-end",
-      runId,
-      turn,
-      toolCallId: item.call.id,
-      toolName: item.call.name,
-      input: "input" in item && item.input !== undefined ? item.input : item.call.input,
-      result: results.get(item.call.id) as ToolResult,
-      ...(stateChanges ? { stateChanges } : {}),
-    };
+    return [
+      {
+        kind: "tool-end",
+        runId,
+        turn,
+        toolCallId: item.call.id,
+        toolName: item.call.name,
+        input: "input" in item && item.input !== undefined ? item.input : item.call.input,
+        result: results.get(item.call.id) as ToolResult,
+        ...(stateChanges ? { stateChanges } : {}),
+      } as SessionRecord,
+    ];
   });
 }
 
-/** Asks for permission; returns an error result when denied, undefined when allowed. */
+/** Asks for permission; returns an error result when denied, undefined when allowed, `leftOpen` when aborted. */
 async function decide(
   core: SessionCore,
   item: Runnable,
   context: BatchContext,
   log: BatchLog,
-): Promise<ToolResult | undefined> {
+): Promise<ToolResult | undefined | typeof leftOpen> {
   const { runId, turn, signal } = context;
   const request = {
     agent: { id: core.agent.id },
@@ -307,7 +314,8 @@ async function decide(
       );
     }
   } catch (error) {
-    if (signal.aborted) return errorResult("Not run: the run was aborted while the call awaited approval.");
+    // Aborted while awaiting approval: the saved request stays pending for a resume or an answer.
+    if (signal.aborted) return leftOpen;
     outcome = { decision: "deny", decidedBy: "approval", reason: `The approval adapter failed: ${describe(error)}` };
   }
   log.emit({

@@ -14,9 +14,11 @@ export interface UnsettledCall {
   readonly idempotent: boolean;
 }
 
-/** A Run that a stopped process left without `run-end`. */
+/** A Run that can be resumed: one a stopped process left without `run-end`, or one that was aborted. */
 export interface InterruptedRun {
   readonly runId: string;
+  /** `interrupted`: its process stopped before it settled; `aborted`: its signal aborted it. */
+  readonly status: "interrupted" | "aborted";
   /** The last turn whose model answer was saved. */
   readonly turn: number;
   readonly unsettled: readonly UnsettledCall[];
@@ -25,12 +27,12 @@ export interface InterruptedRun {
 /** A saved approval request with no answer yet: the saved request without its record kind. */
 export type PendingApproval = Omit<ApprovalRequestRecord, "kind">;
 
-/** Describes the unfinished Run of a replayed history. */
+/** Describes the Run of a history that can be resumed: unfinished, or aborted with nothing since. */
 export function interruptedRunOf(
   history: SessionHistory,
   idempotent: (toolName: string) => boolean = () => false,
 ): InterruptedRun | undefined {
-  const active = history.activeRun;
+  const active = history.activeRun ?? history.abortedRun;
   if (!active) return undefined;
   const unsettled = [...history.open.values()].map((open): UnsettledCall => {
     const state = open.started
@@ -50,7 +52,12 @@ export function interruptedRunOf(
       idempotent: idempotent(open.call.name),
     };
   });
-  return Object.freeze({ runId: active.runId, turn: active.turn, unsettled: Object.freeze(unsettled) });
+  return Object.freeze({
+    runId: active.runId,
+    status: history.activeRun ? ("interrupted" as const) : ("aborted" as const),
+    turn: active.turn,
+    unsettled: Object.freeze(unsettled),
+  });
 }
 
 /** The saved approval requests without an answer. */

@@ -53,9 +53,18 @@ export interface Session {
    * Throws `run_active` while another Run is active and `session_closed` after close.
    */
   run(input: RunInput, options?: RunOptions): Run;
-  /** The Run a stopped process left unfinished, with what settled and what did not; undefined when none. */
+  /**
+   * The Run that can be resumed, with what settled and what did not: one a stopped process left
+   * unfinished (`status: "interrupted"`), or the latest Run when it was aborted and no Run has
+   * started since (`status: "aborted"`). Undefined when there is none.
+   */
   interruptedRun(): InterruptedRun | undefined;
-  /** Continues the interrupted Run under its own id. Throws `nothing_to_resume` when there is none. */
+  /**
+   * Continues the interrupted or aborted Run under its own id: calls that may have run are
+   * settled as outcome unknown (or, for an idempotent tool with `retryIdempotent`, run again),
+   * calls that never started are decided and run, then the turn loop goes on. Throws
+   * `nothing_to_resume` when there is no such Run.
+   */
   resume(options?: ResumeOptions): Run;
   /** Approval requests saved and not answered (e.g. left by a process that exited while asking). */
   pendingApprovals(): readonly PendingApproval[];
@@ -112,7 +121,9 @@ export class NodeSession implements Session {
   resume(options: ResumeOptions = {}): Run {
     this.assertIdle();
     const interrupted = interruptedRunOf(this.admitted.core.history);
-    if (!interrupted) throw new SessionStateError("nothing_to_resume", `Session "${this.id}" has no interrupted Run.`);
+    if (!interrupted) {
+      throw new SessionStateError("nothing_to_resume", `Session "${this.id}" has no interrupted or aborted Run.`);
+    }
     return this.start(
       interrupted.runId,
       { kind: "resume", retryIdempotent: options.retryIdempotent ?? false },

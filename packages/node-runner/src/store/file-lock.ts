@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { link, open, readFile, stat, unlink, writeFile } from "node:fs/promises";
+import { link, open, readdir, readFile, stat, unlink, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
+import { basename, dirname, join } from "node:path";
 import { SessionLockedError } from "../errors.js";
 
 // One writer per Session, across processes, through a lock file created with "wx" (fails if
@@ -8,6 +9,37 @@ import { SessionLockedError } from "../errors.js";
 // holding process started, which tells a live lock of this process (another thread, or
 // another copy of this module) from one left by an earlier process that had the same pid, as
 // happens when a container restarts and its main process is pid 1 again.
+
+/** The end of a staging file's name: `<lock path>.<pid>.<uuid>.tmp`. */
+const stagingSuffix = ".tmp";
+
+/**
+ * Removes the staging files a writer killed while taking this lock left behind: those whose
+ * content names a process on this host that no longer runs, and unreadable ones (killed while
+ * writing it) at least `unreadableLockStaleMs` old. Called while holding the lock, so no
+ * writer of this Session is taking it; a live writer's staging file is never removed.
+ */
+async function removeAbandonedStaging(path: string, options: LockOptions): Promise<void> {
+  const prefix = `${basename(path)}.`;
+  let names: string[];
+  try {
+    names = await readdir(dirname(path));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix) || !name.endsWith(stagingSuffix)) continue;
+    const staging = join(dirname(path), name);
+    const existing = await readExisting(staging).catch(() => undefined);
+    if (existing === undefined) continue;
+    const holder = parseHolder(existing.text);
+    const abandoned =
+      holder === undefined
+        ? existing.ageMs >= options.unreadableLockStaleMs
+        : holder.host === hostname() && holder.pid !== process.pid && !isAlive(holder.pid);
+    if (abandoned) await unlink(staging).catch(() => undefined);
+  }
+}
 
 /** Bounds of lock taking. */
 export interface LockOptions {
@@ -74,7 +106,7 @@ function isAlive(pid: number): boolean {
  * links fall back to creating the lock with "wx" and writing it.
  */
 async function tryCreate(path: string, content: string): Promise<boolean> {
-  const staging = `${path}.${process.pid}.${randomUUID()}.tmp`;
+  const staging = `${path}.${process.pid}.${randomUUID()}${stagingSuffix}`;
   await writeFile(staging, content, { flag: "wx" });
   try {
     await link(staging, path);
@@ -182,6 +214,7 @@ export async function acquireLock(sessionId: string, path: string, options: Lock
       }
       if (!(await tryCreate(path, content))) throw locked(sessionId, `another writer took its lock ${path} first`);
     }
+    await removeAbandonedStaging(path, options);
     return { release: releaser(path, content) };
   } catch (error) {
     heldPaths.delete(path);

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { access, mkdtemp, readFile, rm, utimes, writeFile } from "node:fs/promises";
+import { access, mkdtemp, readdir, readFile, rm, utimes, writeFile } from "node:fs/promises";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -214,5 +214,36 @@ describe("the writer lock", () => {
     await utimes(lockPath(), anHourAgo, anHourAgo);
     const log = await store().open("s1");
     await log.close();
+  });
+
+  it("removes the staging files of writers killed while taking the lock, and keeps those of live ones", async () => {
+    await store()
+      .open("s0")
+      .then((log) => log.close());
+    // A process that has exited: its pid names no live process.
+    const gone = spawn(process.execPath, ["-e", ""], { stdio: "ignore" });
+    await new Promise((resolve) => gone.once("exit", resolve));
+    const holder = (pid: number, host = hostname()) => JSON.stringify({ pid, host, at: new Date().toISOString() });
+    const staging = (name: string) => `${lockPath()}.${name}.tmp`;
+    const anHourAgo = new Date(Date.now() - 3_600_000);
+    await writeFile(staging(`${gone.pid}.dead`), holder(gone.pid as number));
+    await writeFile(staging("0.torn-old"), "");
+    await utimes(staging("0.torn-old"), anHourAgo, anHourAgo);
+    await writeFile(staging("0.torn-young"), '{"pid":');
+    await writeFile(staging(`${process.ppid}.live`), holder(process.ppid));
+    await writeFile(staging(`${gone.pid}.remote`), holder(gone.pid as number, "elsewhere.invalid"));
+    await writeFile(`${lockPath()}.notes`, "not a staging file");
+
+    const log = await store().open("s1");
+    await log.close();
+    const left = (await readdir(join(root, "logs"))).filter((name) => name.startsWith("s1.")).sort();
+    expect(left).toEqual(
+      [
+        "s1.lock.0.torn-young.tmp",
+        `s1.lock.${process.ppid}.live.tmp`,
+        `s1.lock.${gone.pid}.remote.tmp`,
+        "s1.lock.notes",
+      ].sort(),
+    );
   });
 });
