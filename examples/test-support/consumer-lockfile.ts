@@ -151,7 +151,8 @@ export function consumerLockfile(options: ConsumerLockfileOptions): Lockfile {
     const copy: Record<string, unknown> = Object.fromEntries(
       Object.entries(entry).filter(([field]) => !workspaceFlags.has(field)),
     );
-    // With an address and an integrity npm takes the tarball from its cache; with neither it asks the registry.
+    // With an address and an integrity npm takes the tarball straight from its cache; without an address it
+    // first asks the registry for the package's metadata, which the cache is not sure to hold.
     if (copy.resolved === undefined)
       copy.resolved = registryTarball(registry, entry.name ?? nameAt(path), entry.version);
     packages[path] = production.has(path) ? copy : { ...copy, dev: true };
