@@ -1,16 +1,33 @@
-// Shared by the examples' packed tests: pack the three packages with `npm pack`, install only
-// those tarballs into a project outside the workspace, and copy the example's files into it.
+// Shared by the examples' packed tests: pack the packages with `npm pack`, install only those tarballs
+// into a project outside the workspace, at the versions the workspace lockfile resolved and from npm's
+// cache alone, and copy the example's files into it.
 import { execFile } from "node:child_process";
-import { copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { consumerLockfile, type LocalTarball, type Lockfile } from "./consumer-lockfile.ts";
+import { installOffline, npm } from "./offline-install.ts";
+import { describeTarball } from "./tarball.ts";
 
 export const exec = promisify(execFile);
 export const workspaceRoot = fileURLToPath(new URL("../../", import.meta.url));
 export const packageNames = ["harness", "models", "node-runner"] as const;
-const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+
+/** The folder name under `packages/` of a published package. */
+export type PackageName = (typeof packageNames)[number];
+
+/** Which packages a packed consumer installs. */
+export interface PackedConsumerOptions {
+  /** The workspace packages packed and installed; default all of {@link packageNames}. */
+  readonly packages?: readonly PackageName[];
+  /**
+   * Package tarballs (absolute paths) the consumer depends on itself, installed at the top level of its
+   * node_modules beside the packed packages, which then use them; default none.
+   */
+  readonly ownTarballs?: readonly string[];
+}
 
 /** What the compiler read for a consumer's typecheck that found no error. */
 export interface TypecheckReport {
@@ -36,10 +53,14 @@ export interface PackedConsumer {
 }
 
 /**
- * Packs the packages (their `prepack` builds them), installs the tarballs offline into a new
- * temporary project, and copies `files` (absolute paths) into it, keeping their names.
+ * Packs the packages (their `prepack` builds them), writes a lockfile for a new temporary project from
+ * the workspace's, installs it offline, and copies `files` (absolute paths) into it, keeping their names.
  */
-export async function createPackedConsumer(files: readonly string[]): Promise<PackedConsumer> {
+export async function createPackedConsumer(
+  files: readonly string[],
+  options: PackedConsumerOptions = {},
+): Promise<PackedConsumer> {
+  const names = options.packages ?? packageNames;
   const work = await mkdtemp(join(tmpdir(), "castellan-consumer-"));
   const remove = () => rm(work, { recursive: true, force: true });
   try {
@@ -52,29 +73,35 @@ export async function createPackedConsumer(files: readonly string[]): Promise<Pa
       [
         "pack",
         "--silent",
-        ...packageNames.flatMap((name) => ["--workspace", `packages/${name}`]),
+        ...names.flatMap((name) => ["--workspace", `packages/${name}`]),
         "--pack-destination",
         tarballs,
       ],
       { cwd: workspaceRoot },
     );
     const packed = await readdir(tarballs);
-    const dependencies: Record<string, string> = {};
-    for (const name of packageNames) {
+    const installed: LocalTarball[] = [];
+    for (const name of names) {
       const file = packed.find((entry) => entry.startsWith(`castellan-${name}-`) && entry.endsWith(".tgz"));
       if (!file) throw new Error(`npm pack produced no tarball for ${name}: ${packed.join(", ")}`);
-      dependencies[`@castellan/${name}`] = `file:../tarballs/${file}`;
+      installed.push(await describeTarball(join(tarballs, file), `../tarballs/${file}`, `packages/${name}`));
     }
-    await writeFile(
-      join(directory, "package.json"),
-      JSON.stringify({
-        name: "consumer",
-        private: true,
-        type: "module",
-        dependencies,
-        devDependencies: { "@types/node": "24.19.4" },
-      }),
-    );
+    for (const tarball of options.ownTarballs ?? []) {
+      const file = basename(tarball);
+      await copyFile(tarball, join(tarballs, file));
+      installed.push(await describeTarball(join(tarballs, file), `../tarballs/${file}`));
+    }
+    const manifest = {
+      name: "consumer",
+      private: true,
+      type: "module",
+      dependencies: Object.fromEntries(installed.map((tarball) => [tarball.name, `file:${tarball.path}`])),
+      devDependencies: { "@types/node": "24.19.4" },
+    };
+    const workspace = JSON.parse(await readFile(join(workspaceRoot, "package-lock.json"), "utf8")) as Lockfile;
+    const lockfile = consumerLockfile({ ...manifest, tarballs: installed, workspace });
+    await writeFile(join(directory, "package.json"), JSON.stringify(manifest, null, 2));
+    await writeFile(join(directory, "package-lock.json"), JSON.stringify(lockfile, null, 2));
     await writeFile(
       join(directory, "tsconfig.json"),
       JSON.stringify({
@@ -92,8 +119,7 @@ export async function createPackedConsumer(files: readonly string[]): Promise<Pa
       }),
     );
     for (const file of files) await copyFile(file, join(directory, basename(file)));
-    // Offline: everything the tarballs depend on is in npm's cache after `npm ci` here; no registry is contacted.
-    await exec(npm, ["install", "--offline", "--no-audit", "--no-fund", "--silent"], { cwd: directory });
+    await installOffline(directory, lockfile);
     return {
       directory,
       async typecheck() {
