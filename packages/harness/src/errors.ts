@@ -1,12 +1,14 @@
+import type { CastellanErrorCode } from "./error-codes.js";
+
 /**
  * The base of every error Castellan throws: a stable `code` to branch on, a message that says
  * what to do next, and the original `cause` where there is one.
  */
 export class CastellanError extends Error {
-  /** A stable identifier for this kind of failure, e.g. `"model_not_found"`. */
-  readonly code: string;
+  /** A stable identifier for this kind of failure, e.g. `"model_not_found"`: one of {@link CastellanErrorCode}. */
+  readonly code: CastellanErrorCode;
 
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
+  constructor(code: CastellanErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.code = code;
     this.name = new.target.name;
@@ -21,7 +23,7 @@ export class DeclarationError extends CastellanError {
 }
 
 /** True for any error raised by Castellan, optionally of one code. */
-export function isCastellanError(error: unknown, code?: string): error is CastellanError {
+export function isCastellanError(error: unknown, code?: CastellanErrorCode): error is CastellanError {
   return error instanceof CastellanError && (code === undefined || error.code === code);
 }
 

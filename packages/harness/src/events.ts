@@ -37,6 +37,10 @@ export type PermissionSource = "hook" | "preset" | "approval";
 
 /** A serializable error, as events and log records carry it. */
 export interface ErrorInfo {
+  /**
+   * A {@link CastellanErrorCode}, or `internal` for an error that is not a Castellan error
+   * (a bug, or something a hook threw). A string, since saved logs keep what they were given.
+   */
   readonly code: string;
   readonly message: string;
 }

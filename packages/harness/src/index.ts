@@ -19,6 +19,7 @@ export type {
   TurnContext,
 } from "./context.js";
 export type { Enabled } from "./enabled.js";
+export { type CastellanErrorCode, castellanErrorCodes } from "./error-codes.js";
 export { CastellanError, DeclarationError, isCastellanError, ResourcePendingError } from "./errors.js";
 export {
   type ErrorInfo,

@@ -81,10 +81,7 @@ export async function createNodeRunner(options: NodeRunnerOptions): Promise<Node
       if (closing) throw new SessionStateError("session_closed", "The Runner is closed.");
       const id = sessionOptions.id ?? crypto.randomUUID();
       if (typeof id !== "string" || id.length === 0 || id.length > 200) {
-        throw new CastellanError(
-          "invalid_option",
-          "A Session id must be a non-empty string of at most 200 characters.",
-        );
+        throw new InvalidOptionsError("A Session id must be a non-empty string of at most 200 characters.");
       }
       if (sessions.has(id) || opening.has(id))
         throw new SessionLockedError(`Session "${id}" is already open in this Runner.`);

@@ -1,0 +1,65 @@
+/**
+ * Every code a Castellan error can carry: the closed set callers branch on. Each one's meaning
+ * is listed in the repository's docs/errors.md; a test keeps this list, the codes the source
+ * throws and that page the same.
+ */
+export const castellanErrorCodes = [
+  // Declarations and options
+  "invalid_declaration",
+  "invalid_options",
+  "input_invalid",
+  "params_invalid",
+  "plugin_invalid",
+  // Opening a Session
+  "aborted",
+  "session_locked",
+  "session_log_corrupt",
+  "session_log_unsupported",
+  "session_log_write_failed",
+  "session_agent_mismatch",
+  "session_params_mismatch",
+  "model_not_found",
+  "model_ambiguous",
+  "model_registration",
+  "model_resolution_failed",
+  "tool_not_found",
+  "tool_ambiguous",
+  "sandbox_not_found",
+  "skills_unavailable",
+  "resource_failed",
+  "resource_pending",
+  // Runs
+  "run_aborted",
+  "model_failed",
+  "max_turns",
+  "budget_exceeded",
+  "compaction_failed",
+  "projection_failed",
+  "hook_invalid",
+  "state_invalid",
+  // Using a Session
+  "session_closed",
+  "run_active",
+  "run_ended",
+  "nothing_to_resume",
+  "approval_not_pending",
+  // Approval adapters
+  "approval_aborted",
+  "approval_closed",
+  // Model providers (ModelProviderError)
+  "model_auth",
+  "model_rate_limited",
+  "model_overloaded",
+  "model_context_overflow",
+  "model_server_error",
+  "model_bad_request",
+  "model_unknown",
+  "model_stream_malformed",
+  "model_network",
+  "model_unsupported",
+  // The test kit
+  "script_exhausted",
+] as const;
+
+/** A code a Castellan error can carry; see {@link castellanErrorCodes}. */
+export type CastellanErrorCode = (typeof castellanErrorCodes)[number];
