@@ -23,6 +23,26 @@ function writeTool(executed: JsonValue[]) {
   });
 }
 
+/**
+ * A store holding Session "s" whose Run "r1" stopped right after its first answer was saved:
+ * `message` with `stopReason`, and `usage` when given.
+ */
+async function storeWithStoppedRun(answer: {
+  readonly message: Extract<SessionRecord, { kind: "assistant-message" }>["message"];
+  readonly stopReason: StopReason;
+  readonly usage?: { readonly inputTokens: number; readonly outputTokens: number };
+}) {
+  const store = createMemorySessionStore();
+  const log = await store.open("s");
+  await log.append([
+    { kind: "session-open", formatVersion: 1, sessionId: "s", agentId: "test.ending", params: {} },
+    { kind: "run-start", runId: "r1", input: [{ type: "text", text: "go" }] },
+    { kind: "assistant-message", runId: "r1", turn: 1, model: "scripted/model", ...answer },
+  ]);
+  await log.close();
+  return store;
+}
+
 describe("run.result.stopReason", () => {
   const cases: readonly [StopReason, string, boolean][] = [
     ["end", "end", false],
@@ -50,22 +70,11 @@ describe("run.result.stopReason", () => {
   });
 
   it("a resumed Run whose truncated final answer was saved ends truncated, without calling the model", async () => {
-    const store = createMemorySessionStore();
     const model = scriptedModel([]);
-    const log = await store.open("s");
-    await log.append([
-      { kind: "session-open", formatVersion: 1, sessionId: "s", agentId: "test.ending", params: {} },
-      { kind: "run-start", runId: "r1", input: [{ type: "text", text: "go" }] },
-      {
-        kind: "assistant-message",
-        runId: "r1",
-        turn: 1,
-        message: { role: "assistant", content: [{ type: "text", text: "cut" }], toolCalls: [] },
-        stopReason: "max-tokens",
-        model: "scripted/model",
-      },
-    ]);
-    await log.close();
+    const store = await storeWithStoppedRun({
+      message: { role: "assistant", content: [{ type: "text", text: "cut" }], toolCalls: [] },
+      stopReason: "max-tokens",
+    });
     const session = await openSession({ agent: defineAgent("test.ending", { model }), id: "s", store });
     try {
       expect(await session.resume().result).toMatchObject({ text: "cut", stopReason: "max-tokens", truncated: true });
@@ -174,26 +183,15 @@ describe("run.result.usage", () => {
   });
 
   it("of a resumed Run counts what it spent before the interruption, and so does its budget", async () => {
-    const store = createMemorySessionStore();
-    const log = await store.open("s");
-    await log.append([
-      { kind: "session-open", formatVersion: 1, sessionId: "s", agentId: "test.ending", params: {} },
-      { kind: "run-start", runId: "r1", input: [{ type: "text", text: "go" }] },
-      {
-        kind: "assistant-message",
-        runId: "r1",
-        turn: 1,
-        message: {
-          role: "assistant",
-          content: [],
-          toolCalls: [{ id: "c1", name: "write_file", input: { path: "a", text: "b" } }],
-        },
-        stopReason: "tool-calls",
-        model: "scripted/model",
-        usage: { inputTokens: 900, outputTokens: 50 },
+    const store = await storeWithStoppedRun({
+      message: {
+        role: "assistant",
+        content: [],
+        toolCalls: [{ id: "c1", name: "write_file", input: { path: "a", text: "b" } }],
       },
-    ]);
-    await log.close();
+      stopReason: "tool-calls",
+      usage: { inputTokens: 900, outputTokens: 50 },
+    });
     const executed: JsonValue[] = [];
     const overBudget = scriptedModel([]);
     const agent = (model: ReturnType<typeof scriptedModel>) =>
@@ -213,22 +211,11 @@ describe("run.result.usage", () => {
   });
 
   it("of a resumed Run that completes includes the earlier spend", async () => {
-    const store = createMemorySessionStore();
-    const log = await store.open("s");
-    await log.append([
-      { kind: "session-open", formatVersion: 1, sessionId: "s", agentId: "test.ending", params: {} },
-      { kind: "run-start", runId: "r1", input: [{ type: "text", text: "go" }] },
-      {
-        kind: "assistant-message",
-        runId: "r1",
-        turn: 1,
-        message: { role: "assistant", content: [], toolCalls: [{ id: "c1", name: "noop", input: {} }] },
-        stopReason: "tool-calls",
-        model: "scripted/model",
-        usage: { inputTokens: 900, outputTokens: 50 },
-      },
-    ]);
-    await log.close();
+    const store = await storeWithStoppedRun({
+      message: { role: "assistant", content: [], toolCalls: [{ id: "c1", name: "noop", input: {} }] },
+      stopReason: "tool-calls",
+      usage: { inputTokens: 900, outputTokens: 50 },
+    });
     const model = scriptedModel([{ text: "finished", usage: { inputTokens: 100, outputTokens: 5 } }]);
     const noop = defineTool({ name: "noop", description: "does nothing", readOnly: true, execute: () => "ok" });
     const session = await openSession({ agent: defineAgent("test.ending", { model, tools: [noop] }), id: "s", store });

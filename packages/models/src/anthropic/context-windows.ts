@@ -1,3 +1,5 @@
+import { type ContextWindowRow, contextWindowTable, lookUpContextWindow } from "../shared/context-window-table.js";
+
 /**
  * Standard context windows of Anthropic's Claude models, in tokens, by model-id prefix. The
  * source is Anthropic's "Models overview" (its "Context window" row for each model): every
@@ -7,21 +9,19 @@
  * An id that matches no row has no known window: pass `contextWindow`, for example the
  * catalog's `max_input_tokens` that `listModels` reports as `contextWindow`.
  */
-export const anthropicContextWindows: readonly { readonly prefix: string; readonly tokens: number }[] = Object.freeze(
-  [
-    { prefix: "claude-opus-4", tokens: 200_000 },
-    { prefix: "claude-sonnet-4", tokens: 200_000 },
-    { prefix: "claude-haiku-4", tokens: 200_000 },
-    { prefix: "claude-3-7-sonnet", tokens: 200_000 },
-    { prefix: "claude-3-5-sonnet", tokens: 200_000 },
-    { prefix: "claude-3-5-haiku", tokens: 200_000 },
-    { prefix: "claude-3-opus", tokens: 200_000 },
-    { prefix: "claude-3-sonnet", tokens: 200_000 },
-    { prefix: "claude-3-haiku", tokens: 200_000 },
-  ].map((row) => Object.freeze(row)),
-);
+export const anthropicContextWindows: readonly ContextWindowRow[] = contextWindowTable([
+  { prefix: "claude-opus-4", tokens: 200_000 },
+  { prefix: "claude-sonnet-4", tokens: 200_000 },
+  { prefix: "claude-haiku-4", tokens: 200_000 },
+  { prefix: "claude-3-7-sonnet", tokens: 200_000 },
+  { prefix: "claude-3-5-sonnet", tokens: 200_000 },
+  { prefix: "claude-3-5-haiku", tokens: 200_000 },
+  { prefix: "claude-3-opus", tokens: 200_000 },
+  { prefix: "claude-3-sonnet", tokens: 200_000 },
+  { prefix: "claude-3-haiku", tokens: 200_000 },
+]);
 
 /** The documented standard window of a model id, or undefined when the table has no row for it. */
 export function defaultContextWindow(model: string): number | undefined {
-  return anthropicContextWindows.find((row) => model === row.prefix || model.startsWith(`${row.prefix}-`))?.tokens;
+  return lookUpContextWindow(anthropicContextWindows, model);
 }

@@ -1,3 +1,5 @@
+import { type ContextWindowRow, contextWindowTable, lookUpContextWindow } from "../shared/context-window-table.js";
+
 /**
  * Input windows of OpenAI models served by the Responses API, in tokens: how much a request
  * may hold. The source is OpenAI's model pages ("Context window" and "Max output tokens"); for
@@ -7,26 +9,18 @@
  *
  * An id that matches no row has no known window: pass `contextWindow`.
  */
-export const codexContextWindows: readonly { readonly prefix: string; readonly tokens: number }[] = Object.freeze(
-  [
-    { prefix: "gpt-5", tokens: 272_000 },
-    { prefix: "gpt-5.1", tokens: 272_000 },
-    { prefix: "gpt-5.2", tokens: 272_000 },
-    { prefix: "codex-mini-latest", tokens: 200_000 },
-    { prefix: "o3", tokens: 200_000 },
-    { prefix: "o4-mini", tokens: 200_000 },
-    { prefix: "gpt-4.1", tokens: 1_047_576 },
-    { prefix: "gpt-4o", tokens: 128_000 },
-  ].map((row) => Object.freeze(row)),
-);
+export const codexContextWindows: readonly ContextWindowRow[] = contextWindowTable([
+  { prefix: "gpt-5", tokens: 272_000 },
+  { prefix: "gpt-5.1", tokens: 272_000 },
+  { prefix: "gpt-5.2", tokens: 272_000 },
+  { prefix: "codex-mini-latest", tokens: 200_000 },
+  { prefix: "o3", tokens: 200_000 },
+  { prefix: "o4-mini", tokens: 200_000 },
+  { prefix: "gpt-4.1", tokens: 1_047_576 },
+  { prefix: "gpt-4o", tokens: 128_000 },
+]);
 
 /** The documented input window of a model id, or undefined when the table has no row for it. */
 export function codexContextWindow(model: string): number | undefined {
-  // The longest matching prefix wins, so `gpt-5.1-codex` is read from its own row.
-  let best: { readonly prefix: string; readonly tokens: number } | undefined;
-  for (const row of codexContextWindows) {
-    if (model !== row.prefix && !model.startsWith(`${row.prefix}-`)) continue;
-    if (!best || row.prefix.length > best.prefix.length) best = row;
-  }
-  return best?.tokens;
+  return lookUpContextWindow(codexContextWindows, model);
 }
