@@ -68,7 +68,7 @@ export {
   type NodeRunner,
   type NodeRunnerOptions,
 } from "./runner/create-node-runner.js";
-export { SkillsUnavailableError } from "./session/admit.js";
+export { SkillsUnavailableError } from "./session/admission.js";
 export type {
   InspectedCompaction,
   InspectedDeclaration,
@@ -83,5 +83,5 @@ export type {
 export type { InterruptedRun, PendingApproval, UnsettledCall } from "./session/interruption.js";
 export { type OpenSessionOptions, openSession } from "./session/open-session.js";
 export type { RunInput, RunOptions, Session } from "./session/session.js";
-export type { HarnessContextBudget, RunLimits } from "./session/session-core.js";
+export type { HarnessContextBudget, RunLimits } from "./session/session-context.js";
 export * from "./store/index.js";

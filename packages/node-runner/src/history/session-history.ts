@@ -37,12 +37,31 @@ export interface ActiveRunFacts {
 }
 
 /**
+ * What Run code may read of the fold: nothing here changes it. Only the Session's journal
+ * applies records (`SessionHistory.apply`).
+ */
+export interface HistoryView {
+  readonly opening: SessionOpenRecord | undefined;
+  /** What the model is sent: a compaction summary, if any, then the messages after it. */
+  readonly messages: readonly Message[];
+  readonly estimatedTokens: number;
+  readonly lastStopReason: StopReason | undefined;
+  readonly compactions: number;
+  readonly activeRun: Readonly<ActiveRunFacts> | undefined;
+  readonly abortedRun: { readonly runId: string; readonly turn: number } | undefined;
+  readonly state: Pick<StateFold, "view" | "mergedQueue" | "pending" | "committedWrites">;
+  readonly usage: Pick<UsageLedger, "report" | "runUsage">;
+  readonly open: ReadonlyMap<string, Readonly<OpenCall>>;
+  toolCalls(name: string): readonly ToolReceipt[];
+}
+
+/**
  * The fold of a Session's records: the conversation as the model sees it (from the last
  * compaction on), receipts, state, usage, open calls, and the unfinished Run. Applying a
  * record is O(1) (a compaction is O(kept messages)), so replay is linear and each turn's
  * bookkeeping does not grow with history.
  */
-export class SessionHistory {
+export class SessionHistory implements HistoryView {
   opening: SessionOpenRecord | undefined;
   /** What the model is sent: a compaction summary, if any, then the messages after it. */
   messages: Message[] = [];

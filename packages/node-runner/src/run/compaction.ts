@@ -1,8 +1,9 @@
 import type { Message, ModelRequest, Projection, Usage } from "@castellan/harness";
 import { CastellanError } from "@castellan/harness";
 import { estimateMessageTokens, estimateTextTokens } from "../history/token-estimate.js";
+import type { RunJournal } from "../journal/run-journal.js";
 import type { BoundModel } from "../models/bound-model.js";
-import type { Emit, SessionCore } from "../session/session-core.js";
+import type { SessionContext } from "../session/session-context.js";
 import { streamModelTurn } from "./model-turn.js";
 
 /** The summary request failed; nothing was saved and the conversation is as it was. */
@@ -35,11 +36,11 @@ const defaultInstructions = [
 const summaryPrefix = "Summary of the earlier conversation (compacted):\n\n";
 
 /** The request's estimated size: the conversation, the instructions and the tool contracts. */
-export function estimateRequestTokens(core: SessionCore, projection: Projection): number {
+export function estimateRequestTokens(session: SessionContext, projection: Projection): number {
   let tokens =
-    core.history.estimatedTokens + estimateTextTokens(projection.system) + estimateTextTokens(projection.context);
+    session.history.estimatedTokens + estimateTextTokens(projection.system) + estimateTextTokens(projection.context);
   for (const tool of projection.tools) {
-    const bound = core.tools.get(tool.name);
+    const bound = session.tools.get(tool.name);
     if (bound?.kind === "local") {
       tokens += estimateTextTokens(bound.tool.description) + estimateTextTokens(JSON.stringify(bound.tool.inputSchema));
     }
@@ -52,28 +53,27 @@ export function estimateRequestTokens(core: SessionCore, projection: Projection)
  * a known context window (from the binding or the budget) nothing is compacted.
  */
 export async function compactIfNeeded(
-  core: SessionCore,
+  session: SessionContext,
+  journal: RunJournal,
   context: {
     readonly runId: string;
     readonly projection: Projection;
     readonly model: BoundModel;
     readonly signal: AbortSignal;
-    readonly emit: Emit;
   },
 ): Promise<CompactionOutcome | undefined> {
-  const budget = core.contextBudget;
+  const budget = session.contextBudget;
   const window = budget.contextWindow ?? context.model.contextWindow;
   if (!window) return undefined;
   const available = window - budget.reserveOutputTokens;
-  const estimate = estimateRequestTokens(core, context.projection);
+  const estimate = estimateRequestTokens(session, context.projection);
   if (estimate <= available * budget.threshold) return undefined;
-  return await compactConversation(core, {
+  return await compactConversation(session, journal, {
     runId: context.runId,
     reason: "budget",
     keepTokens: Math.floor(available * budget.keepRecent),
     sessionModel: context.model,
     signal: context.signal,
-    emit: context.emit,
   });
 }
 
@@ -85,33 +85,33 @@ export async function compactIfNeeded(
  * conversation only: no context-placed sections, which are live observations.
  */
 export async function compactConversation(
-  core: SessionCore,
+  session: SessionContext,
+  journal: RunJournal,
   options: {
     readonly runId?: string;
     readonly reason: "budget" | "manual";
     readonly keepTokens: number;
     readonly sessionModel: BoundModel;
     readonly signal: AbortSignal;
-    readonly emit?: Emit;
   },
 ): Promise<CompactionOutcome | undefined> {
-  const messages = core.history.messages;
+  const messages = session.history.messages;
   const kept = keptMessageCount(messages, options.keepTokens);
   const compacted = messages.length - kept;
   // After a compaction the first message is its summary: summarizing it alone again gains nothing.
-  if (compacted <= (core.history.compactions > 0 ? 1 : 0)) return undefined;
-  const tokensBefore = core.history.estimatedTokens;
+  if (compacted <= (session.history.compactions > 0 ? 1 : 0)) return undefined;
+  const tokensBefore = session.history.estimatedTokens;
   const runId = options.runId ?? "";
   if (options.runId && options.reason === "budget") {
-    options.emit?.({ kind: "compaction-start", runId, reason: "budget", tokensBefore });
+    journal.emit({ kind: "compaction-start", runId, reason: "budget", tokensBefore });
   }
 
   // A summary is written by the configured compaction model, else by the model of the Run.
-  const model = core.compactionModel
-    ? await core.compactionModel.resolve({ sessionId: core.sessionId, runId, signal: options.signal })
+  const model = session.compactionModel
+    ? await session.compactionModel.resolve({ sessionId: session.sessionId, runId, signal: options.signal })
     : options.sessionModel;
   const request: ModelRequest = {
-    system: core.contextBudget.instructions ?? defaultInstructions,
+    system: session.contextBudget.instructions ?? defaultInstructions,
     context: "",
     messages: [
       ...messages.slice(0, compacted),
@@ -142,7 +142,7 @@ export async function compactConversation(
   if (summary.length === 0)
     throw new CompactionError("Compacting the conversation failed: the model wrote an empty summary.");
 
-  await core.persist([
+  await journal.commit([
     {
       kind: "compaction",
       ...(options.runId ? { runId: options.runId } : {}),
@@ -153,8 +153,8 @@ export async function compactConversation(
       ...(usage ? { usage } : {}),
     },
   ]);
-  const tokensAfter = core.history.estimatedTokens;
-  if (options.runId) options.emit?.({ kind: "compaction-end", runId, keptMessages: kept, tokensBefore, tokensAfter });
+  const tokensAfter = session.history.estimatedTokens;
+  if (options.runId) journal.emit({ kind: "compaction-end", runId, keptMessages: kept, tokensBefore, tokensAfter });
   return {
     summary: `${summaryPrefix}${summary}`,
     keptMessages: kept,

@@ -1,8 +1,9 @@
 import type { ContentBlock, ErrorInfo, RunEvent, RunResult, StopReason } from "@castellan/harness";
 import { CastellanError, runStopReason, textOf } from "@castellan/harness";
 import { RunAbortedError, SessionStateError } from "../errors.js";
+import type { RunJournal } from "../journal/run-journal.js";
 import type { SessionModel } from "../models/session-model.js";
-import { committedState, type Emit, projectSession, type SessionCore } from "../session/session-core.js";
+import { committedState, type Emit, projectSession, type SessionContext } from "../session/session-context.js";
 import type { SessionRecord } from "../store/records.js";
 import { abortable } from "../util/abortable.js";
 import { BatchState } from "./batch-state.js";
@@ -10,9 +11,8 @@ import { compactIfNeeded } from "./compaction.js";
 import { settleInterrupted } from "./interrupted.js";
 import type { JoinQueue } from "./join-queue.js";
 import { callModel } from "./model-call.js";
-import { Outbox } from "./outbox.js";
 import { notifyStateChanged } from "./state-notify.js";
-import { type Lead, runToolBatch } from "./tool-batch.js";
+import { runToolBatch } from "./tool-batch.js";
 import { BudgetExceededError, checkBudget, type UsageBudget } from "./usage-budget.js";
 
 /** A turn-limit stop: the Run made as many model calls as it may. */
@@ -41,59 +41,60 @@ export interface RunRequest {
 /**
  * The turn loop of one Run: project the Program, call the model, settle its tool calls, and
  * repeat until a turn ends without tool calls (and no joined input or queued host state is
- * waiting). Every fact is persisted before it is reported. Resolves with the result, or
- * rejects with the typed error the Run ended with, after `run-end` is saved and reported.
+ * waiting). Records go through the Run's journal, which reports each event once what it
+ * reports is durable. Resolves with the result, or rejects with the typed error the Run ended
+ * with, after `run-end` is saved and reported.
  */
-export async function executeRun(core: SessionCore, run: RunRequest, emitNow: Emit): Promise<RunResult> {
-  const outbox = new Outbox(emitNow);
+export async function executeRun(context: SessionContext, run: RunRequest, emit: Emit): Promise<RunResult> {
+  const journal = context.journal.run(emit);
   try {
-    return await turnLoop(core, run, outbox);
+    return await turnLoop(context, run, journal);
   } finally {
     // The Run's events end with run-end, after anything still waiting for a save.
-    await outbox.settle();
+    await journal.settle();
   }
 }
 
-async function turnLoop(core: SessionCore, run: RunRequest, outbox: Outbox): Promise<RunResult> {
+async function turnLoop(context: SessionContext, run: RunRequest, journal: RunJournal): Promise<RunResult> {
   const { runId, signal } = run;
-  const emit = outbox.emit;
+  const emit = journal.emit;
   let started = false;
   // What the Run spent is read from the usage ledger: the same entries `session.usage()` sums,
   // including, for a resumed Run, what it spent before its process stopped.
-  const spent = () => core.history.usage.runUsage(runId);
+  const spent = () => context.history.usage.runUsage(runId);
   let turnsThisRun = 0;
   try {
     if (signal.aborted) throw new RunAbortedError();
-    let turn = await begin(core, run, outbox);
+    let turn = await begin(context, run, journal);
     started = true;
     // A resumed Run whose final answer was saved before its process stopped ends with that answer.
-    const answered = run.mode.kind === "resume" ? savedFinalAnswer(core) : undefined;
-    if (answered) return await complete(core, run, emit, answered, turnsThisRun);
+    const answered = run.mode.kind === "resume" ? savedFinalAnswer(context) : undefined;
+    if (answered) return await complete(context, run, journal, answered, turnsThisRun);
     while (true) {
       if (signal.aborted) throw new RunAbortedError();
-      if (turnsThisRun >= core.limits.maxTurns) throw new MaxTurnsError(core.limits.maxTurns);
+      if (turnsThisRun >= context.limits.maxTurns) throw new MaxTurnsError(context.limits.maxTurns);
       checkBudget(run.budget, spent());
       turn++;
       turnsThisRun++;
-      const info = { agent: { id: core.agent.id }, sessionId: core.sessionId, runId, turn };
-      for (const hook of core.registry.hooks.turnStart) await abortable(Promise.resolve(hook(info)), signal);
+      const info = { agent: context.agent, sessionId: context.sessionId, runId, turn };
+      for (const hook of context.hooks.turnStart) await abortable(Promise.resolve(hook(info)), signal);
       emit({ kind: "turn-start", runId, turn });
-      await applyQueuedHostState(core, runId, turn, emit);
+      await applyQueuedHostState(context, journal, runId, turn);
 
-      const projection = projectSession(core, turn);
-      core.observeProjection(projection, { runId, turn });
-      const model = await abortable(run.model.resolve({ sessionId: core.sessionId, runId, signal }), signal);
-      core.lastModel = model;
-      const compaction = await compactIfNeeded(core, { runId, projection, model, signal, emit });
+      const projection = projectSession(context, turn);
+      context.inspection.observeProjection(projection, { runId, turn });
+      const model = await abortable(run.model.resolve({ sessionId: context.sessionId, runId, signal }), signal);
+      context.inspection.observeModel(model);
+      const compaction = await compactIfNeeded(context, journal, { runId, projection, model, signal });
       // A summary is a model call of this Run (saved with its usage): it counts toward the budget.
       if (compaction?.usage) checkBudget(run.budget, spent());
-      const answer = await callModel(core, { runId, turn, projection, model, signal, emit, info }, () =>
+      const answer = await callModel(context, journal, { runId, turn, projection, model, signal, info }, () =>
         checkBudget(run.budget, spent()),
       );
-      // The answer is saved with what follows it (the batch's first append, or the Run's end),
-      // and reported once saved: one sync fewer per turn.
-      const answered: Lead = {
-        records: [
+      // The answer rides with what follows it (the batch's first append, or the Run's end) and
+      // is reported once that is durable: one sync fewer per turn.
+      journal.stage(
+        [
           {
             kind: "assistant-message",
             runId,
@@ -104,38 +105,33 @@ async function turnLoop(core: SessionCore, run: RunRequest, outbox: Outbox): Pro
             ...(answer.usage ? { usage: answer.usage } : {}),
           },
         ],
-        events: [{ kind: "assistant-message", runId, turn, message: answer.message, stopReason: answer.stopReason }],
-      };
+        [{ kind: "assistant-message", runId, turn, message: answer.message, stopReason: answer.stopReason }],
+      );
 
       if (answer.message.toolCalls.length > 0) {
         const visible = new Set(projection.tools.map((tool) => tool.name));
-        await runToolBatch(core, answer.message.toolCalls, {
+        await runToolBatch(context, journal, answer.message.toolCalls, {
           runId,
           turn,
           signal,
-          emit,
-          outbox,
           visible,
-          lead: answered,
           stopReason: answer.stopReason,
         });
         emit({ kind: "turn-end", runId, turn });
-        await takeJoined(core, run, emit);
+        await takeJoined(journal, run);
         continue;
       }
-      const turnEnd: RunEvent = { kind: "turn-end", runId, turn };
+      emit({ kind: "turn-end", runId, turn });
       // A host write queued during the Run, or joined input, is shown to the model before the Run ends.
-      if (run.joined.size === 0 && core.history.state.pending.length === 0) {
-        const lead: Lead = { records: answered.records, events: [...answered.events, turnEnd] };
-        return await complete(core, run, emit, answer, turnsThisRun, lead);
+      if (run.joined.size === 0 && context.history.state.pending.length === 0) {
+        return await complete(context, run, journal, answer, turnsThisRun);
       }
-      await core.persist(answered.records);
-      for (const event of answered.events) emit(event);
-      emit(turnEnd);
-      await takeJoined(core, run, emit);
+      await journal.commit([]);
+      await takeJoined(journal, run);
     }
   } catch (caught) {
     run.joined.close(runId);
+    journal.discardStaged();
     const error =
       signal.aborted && !(caught instanceof RunAbortedError)
         ? new RunAbortedError(undefined, { cause: caught })
@@ -143,9 +139,9 @@ async function turnLoop(core: SessionCore, run: RunRequest, outbox: Outbox): Pro
     const status = error instanceof RunAbortedError ? "aborted" : "failed";
     const info = errorInfo(error);
     // Record how a started Run ended, where the log still accepts it; the original error is what the caller gets.
-    if (started) await core.persist([{ kind: "run-end", runId, status, error: info }]).catch(() => undefined);
+    if (started) await journal.commit([{ kind: "run-end", runId, status, error: info }]).catch(() => undefined);
     // After a failed save ahead, what waited for it is dropped; how the Run ended is still reported.
-    await outbox.settle();
+    await journal.settle();
     emit({ kind: "run-end", runId, status, error: info });
     throw error;
   }
@@ -155,90 +151,89 @@ async function turnLoop(core: SessionCore, run: RunRequest, outbox: Outbox): Pro
  * Saves the Run's start (settling what an earlier Run left open first) or its resumption;
  * returns the last turn. A Run is resumed after its process stopped, or after it was aborted.
  */
-async function begin(core: SessionCore, run: RunRequest, outbox: Outbox): Promise<number> {
+async function begin(context: SessionContext, run: RunRequest, journal: RunJournal): Promise<number> {
   const { runId, mode, signal } = run;
-  const emit = outbox.emit;
+  const { history } = context;
   if (mode.kind === "new") {
-    const interrupted = settleInterrupted(core);
+    const interrupted = settleInterrupted(context);
     const records: SessionRecord[] = [...(interrupted?.records ?? []), { kind: "run-start", runId, input: mode.input }];
-    await core.persist(records);
+    const events: RunEvent[] = [];
     if (interrupted?.interruptedRunId !== undefined) {
-      emit({
+      events.push({
         kind: "run-interrupted",
         runId,
         interruptedRunId: interrupted.interruptedRunId,
         toolCalls: interrupted.toolCalls,
       });
     }
-    emit({ kind: "run-start", runId, sessionId: core.sessionId, input: mode.input });
+    events.push({ kind: "run-start", runId, sessionId: context.sessionId, input: mode.input });
+    await journal.commit(records, events);
     return 0;
   }
-  const resumable = core.history.activeRun ?? core.history.abortedRun;
+  const resumable = history.activeRun ?? history.abortedRun;
   if (resumable?.runId !== runId) {
     throw new SessionStateError("nothing_to_resume", `Run "${runId}" is neither interrupted nor aborted.`);
   }
-  await core.persist([{ kind: "run-resume", runId }]);
-  emit({ kind: "run-resume", runId });
-  const active = core.history.activeRun as NonNullable<typeof core.history.activeRun>;
+  await journal.commit([{ kind: "run-resume", runId }], [{ kind: "run-resume", runId }]);
+  const active = history.activeRun as NonNullable<typeof history.activeRun>;
   const turn = active.turn;
-  if (core.history.open.size > 0) {
+  if (history.open.size > 0) {
     // The interrupted batch is settled first; its visibility is that of its own turn.
-    const projection = projectSession(core, turn);
+    const projection = projectSession(context, turn);
     const visible = new Set(projection.tools.map((tool) => tool.name));
-    const calls = [...core.history.open.values()].map((open) => open.call);
-    await runToolBatch(core, calls, {
+    const calls = [...history.open.values()].map((open) => open.call);
+    await runToolBatch(context, journal, calls, {
       runId,
       turn,
       signal,
-      emit,
-      outbox,
       visible,
       resume: { retryIdempotent: mode.retryIdempotent },
-      ...(core.history.lastStopReason ? { stopReason: core.history.lastStopReason } : {}),
+      ...(history.lastStopReason ? { stopReason: history.lastStopReason } : {}),
     });
-    emit({ kind: "turn-end", runId, turn });
+    journal.emit({ kind: "turn-end", runId, turn });
   } else if (active.batchOpen) {
     // Every call of the batch had settled before the stop: the writes their receipts carry
     // commit now, as the lost settlement would have committed them.
-    const batch = new BatchState(committedState(core), core.program.initialState);
+    const batch = new BatchState(committedState(context), context.program.initialState);
     for (const changes of active.batchWrites) batch.seed(changes);
     const changes = batch.pending;
-    await core.persist([{ kind: "tool-batch-end", runId, turn, status: "committed", ...(changes ? { changes } : {}) }]);
-    if (changes) await notifyStateChanged(core, { runId, turn, source: "tool", changes }, emit);
+    await journal.commit([
+      { kind: "tool-batch-end", runId, turn, status: "committed", ...(changes ? { changes } : {}) },
+    ]);
+    if (changes) await notifyStateChanged(context, journal, { runId, turn, source: "tool", changes });
   }
-  await takeJoined(core, run, emit);
+  await takeJoined(journal, run);
   return turn;
 }
 
 /**
- * Saves and reports the Run's completion with its final answer. An answer cut off at the
- * output limit completes the Run as `truncated`, never as a plain success.
+ * Saves and reports the Run's completion with its final answer (staged, or saved before a
+ * stop). An answer cut off at the output limit completes the Run as `truncated`, never as a
+ * plain success.
  */
 async function complete(
-  core: SessionCore,
+  context: SessionContext,
   run: RunRequest,
-  emit: Emit,
+  journal: RunJournal,
   answer: { readonly message: { readonly content: readonly ContentBlock[] }; readonly stopReason: StopReason },
   turns: number,
-  lead: Lead = { records: [], events: [] },
 ): Promise<RunResult> {
   const { runId } = run;
   const content = answer.message.content;
   const stopReason = runStopReason(answer.stopReason);
-  await core.persist([...lead.records, { kind: "run-end", runId, status: "completed", stopReason }]);
+  await journal.commit([{ kind: "run-end", runId, status: "completed", stopReason }]);
   // Read after the save: the final answer's own usage is in the ledger now.
   const result: RunResult = {
     runId,
     content,
     text: textOf(content),
     turns,
-    usage: core.history.usage.runUsage(runId),
+    usage: context.history.usage.runUsage(runId),
     stopReason,
     truncated: stopReason === "max-tokens",
   };
   run.joined.close(runId);
-  for (const event of lead.events) emit(event);
-  emit({ kind: "run-end", runId, status: "completed", result });
+  journal.emit({ kind: "run-end", runId, status: "completed", result });
   return result;
 }
 
@@ -247,36 +242,42 @@ async function complete(
  * before `run-end`) and nothing waits to be shown to the model; undefined otherwise.
  */
 function savedFinalAnswer(
-  core: SessionCore,
+  context: SessionContext,
 ): { readonly message: { readonly content: readonly ContentBlock[] }; readonly stopReason: StopReason } | undefined {
-  const last = core.history.messages.at(-1);
-  if (!core.history.activeRun?.turn || last?.role !== "assistant" || last.toolCalls.length > 0) return undefined;
-  if (core.history.state.pending.length > 0) return undefined;
-  return { message: last, stopReason: core.history.lastStopReason ?? "end" };
+  const { history } = context;
+  const last = history.messages.at(-1);
+  if (!history.activeRun?.turn || last?.role !== "assistant" || last.toolCalls.length > 0) return undefined;
+  if (history.state.pending.length > 0) return undefined;
+  return { message: last, stopReason: history.lastStopReason ?? "end" };
 }
 
 /** Applies host writes queued with `session.setState` at the start of a turn. */
-async function applyQueuedHostState(core: SessionCore, runId: string, turn: number, emit: Emit): Promise<void> {
-  const changes = core.history.state.mergedQueue();
+async function applyQueuedHostState(
+  context: SessionContext,
+  journal: RunJournal,
+  runId: string,
+  turn: number,
+): Promise<void> {
+  const changes = context.history.state.mergedQueue();
   if (!changes) return;
-  await core.persist([{ kind: "state-committed", source: "host", runId, turn, changes }]);
-  await notifyStateChanged(core, { runId, turn, source: "host", changes }, emit);
+  await journal.commit([{ kind: "state-committed", source: "host", runId, turn, changes }]);
+  await notifyStateChanged(context, journal, { runId, turn, source: "host", changes });
 }
 
 /** Saves input joined into the Run; returns whether there was any. */
-async function takeJoined(core: SessionCore, run: RunRequest, emit: Emit): Promise<boolean> {
+async function takeJoined(journal: RunJournal, run: RunRequest): Promise<boolean> {
   const joined = run.joined.take();
   if (joined.length === 0) return false;
   try {
-    await core.persist(joined.map(({ input }) => ({ kind: "run-input", runId: run.runId, input })));
+    await journal.commit(
+      joined.map(({ input }) => ({ kind: "run-input", runId: run.runId, input })),
+      joined.map(({ input }) => ({ kind: "run-input", runId: run.runId, input })),
+    );
   } catch (error) {
     for (const entry of joined) entry.reject(error);
     throw error;
   }
-  for (const entry of joined) {
-    emit({ kind: "run-input", runId: run.runId, input: entry.input });
-    entry.resolve();
-  }
+  for (const entry of joined) entry.resolve();
   return true;
 }
 

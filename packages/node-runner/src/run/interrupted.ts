@@ -1,6 +1,6 @@
 import type { ToolResult } from "@castellan/harness";
 import { unrecordedOutcome } from "../history/session-history.js";
-import type { SessionCore } from "../session/session-core.js";
+import type { SessionContext } from "../session/session-context.js";
 import type { SessionRecord } from "../store/records.js";
 import { errorResult } from "../tools/tool-output.js";
 
@@ -18,18 +18,23 @@ const notRunAfterEnd = "Not run: its run ended (aborted or failed) before this c
 /**
  * When a new Run starts, what an earlier Run left open is settled first, never re-run. A Run
  * whose process stopped before it settled: a call whose intent was saved gets an "outcome
- * unknown" receipt, a call that never started a "not run" one, an open batch is discarded,
+ * unknown" receipt (a read-only one, which has no effect to be unsure of, a "not run" one),
+ * a call that never started a "not run" one, an open batch is discarded,
  * and the Run ends as `interrupted`. A Run that ended aborted (or failed) with calls that never
  * started: each gets a "not run" receipt. Undefined when nothing is left open.
  */
-export function settleInterrupted(core: SessionCore): InterruptedSettlement | undefined {
-  const active = core.history.activeRun;
-  if (!active && core.history.open.size === 0) return undefined;
+export function settleInterrupted(context: SessionContext): InterruptedSettlement | undefined {
+  const { history } = context;
+  const active = history.activeRun;
+  if (!active && history.open.size === 0) return undefined;
   const records: SessionRecord[] = [];
   const toolCalls: InterruptedSettlement["toolCalls"][number][] = [];
-  for (const open of core.history.open.values()) {
-    const outcome = open.started ? "unknown" : "not-run";
-    const result: ToolResult = errorResult(open.started ? unrecordedOutcome : active ? notRun : notRunAfterEnd);
+  for (const open of history.open.values()) {
+    // A read-only call has no effect that may have happened: even one that started did not "run".
+    const bound = context.tools.get(open.call.name);
+    const mayHaveRun = open.started && !(bound?.kind === "local" && bound.tool.readOnly);
+    const outcome = mayHaveRun ? "unknown" : "not-run";
+    const result: ToolResult = errorResult(mayHaveRun ? unrecordedOutcome : active ? notRun : notRunAfterEnd);
     records.push({
       kind: "tool-end",
       runId: open.runId,

@@ -1,9 +1,10 @@
 import type { HostedToolSpec, ModelRequest, Projection, ToolSpec } from "@castellan/harness";
 import { isModelProviderError } from "@castellan/harness";
 import { ModelCallError } from "../errors.js";
+import type { RunJournal } from "../journal/run-journal.js";
 import type { BoundModel } from "../models/bound-model.js";
 import type { TurnInfo } from "../plugins/types.js";
-import type { Emit, SessionCore } from "../session/session-core.js";
+import type { Emit, SessionContext } from "../session/session-context.js";
 import { abortable } from "../util/abortable.js";
 import { applyBeforeModel } from "./before-model.js";
 import { compactConversation } from "./compaction.js";
@@ -16,7 +17,6 @@ export interface ModelCallContext {
   readonly projection: Projection;
   readonly model: BoundModel;
   readonly signal: AbortSignal;
-  readonly emit: Emit;
   readonly info: TurnInfo;
 }
 
@@ -26,8 +26,14 @@ export interface ModelCallContext {
  * long before answering anything, the conversation is compacted once and the call retried;
  * `spend` is called once the summary (and its usage) is saved, to check the Run's budget.
  */
-export async function callModel(core: SessionCore, context: ModelCallContext, spend: () => void): Promise<ModelTurn> {
-  const { runId, turn, model, signal, emit } = context;
+export async function callModel(
+  session: SessionContext,
+  journal: RunJournal,
+  context: ModelCallContext,
+  spend: () => void,
+): Promise<ModelTurn> {
+  const { runId, turn, model, signal } = context;
+  const emit = journal.emit;
   let streamed = false;
   const watch: Emit = (event) => {
     streamed = true;
@@ -35,37 +41,36 @@ export async function callModel(core: SessionCore, context: ModelCallContext, sp
   };
   let refusal: ModelCallError;
   try {
-    return await streamModelTurn(model, await buildRequest(core, context), { runId, turn, signal, emit: watch });
+    return await streamModelTurn(model, await buildRequest(session, context), { runId, turn, signal, emit: watch });
   } catch (error) {
     const overflow = error instanceof ModelCallError && isModelProviderError(error.cause, "model_context_overflow");
     if (streamed || !overflow) throw error;
     refusal = error;
   }
   // The provider's refusal outranks the configured window: keep at most a share of what was sent.
-  const window = core.contextBudget.contextWindow ?? model.contextWindow;
+  const window = session.contextBudget.contextWindow ?? model.contextWindow;
   const available = Math.min(
-    window ? window - core.contextBudget.reserveOutputTokens : Number.POSITIVE_INFINITY,
-    core.history.estimatedTokens,
+    window ? window - session.contextBudget.reserveOutputTokens : Number.POSITIVE_INFINITY,
+    session.history.estimatedTokens,
   );
-  const keepTokens = Math.floor(available * core.contextBudget.keepRecent);
-  const compaction = await compactConversation(core, {
+  const keepTokens = Math.floor(available * session.contextBudget.keepRecent);
+  const compaction = await compactConversation(session, journal, {
     runId,
     reason: "budget",
     keepTokens,
     sessionModel: model,
     signal,
-    emit,
   });
   if (!compaction) throw refusal;
   if (compaction.usage) spend();
-  return await streamModelTurn(model, await buildRequest(core, context), { runId, turn, signal, emit });
+  return await streamModelTurn(model, await buildRequest(session, context), { runId, turn, signal, emit });
 }
 
-async function buildRequest(core: SessionCore, context: ModelCallContext): Promise<ModelRequest> {
+async function buildRequest(session: SessionContext, context: ModelCallContext): Promise<ModelRequest> {
   const tools: ToolSpec[] = [];
   const hostedTools: HostedToolSpec[] = [];
   for (const entry of context.projection.tools) {
-    const bound = core.tools.get(entry.name);
+    const bound = session.tools.get(entry.name);
     if (bound?.kind === "local") {
       tools.push({ name: bound.name, description: bound.tool.description, inputSchema: bound.tool.inputSchema });
     } else if (bound?.kind === "hosted") {
@@ -76,9 +81,9 @@ async function buildRequest(core: SessionCore, context: ModelCallContext): Promi
     system: context.projection.system,
     context: context.projection.context,
     // A copy: the history keeps growing after the request is handed over.
-    messages: core.history.messages.slice(),
+    messages: session.history.messages.slice(),
     tools,
     hostedTools,
   };
-  return await abortable(applyBeforeModel(core.registry.hooks.beforeModel, projected, context.info), context.signal);
+  return await abortable(applyBeforeModel(session.hooks.beforeModel, projected, context.info), context.signal);
 }

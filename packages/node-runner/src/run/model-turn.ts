@@ -2,7 +2,7 @@ import type { AssistantMessage, ContentBlock, ModelRequest, StopReason, ToolCall
 import { isContentBlock } from "@castellan/harness";
 import { ModelCallError, RunAbortedError } from "../errors.js";
 import type { BoundModel } from "../models/bound-model.js";
-import type { Emit } from "../session/session-core.js";
+import type { Emit } from "../session/session-context.js";
 
 /** The complete answer of one model call. */
 export interface ModelTurn {

@@ -1,6 +1,7 @@
 import type { JsonValue } from "@castellan/harness";
 import { CastellanError } from "@castellan/harness";
-import type { Emit, SessionCore } from "../session/session-core.js";
+import type { RunJournal } from "../journal/run-journal.js";
+import type { SessionContext } from "../session/session-context.js";
 
 /**
  * Publishes committed state: a `state-changed` event, then the `stateChanged` hooks. The
@@ -8,21 +9,21 @@ import type { Emit, SessionCore } from "../session/session-core.js";
  * `hook-failed` event.
  */
 export async function notifyStateChanged(
-  core: SessionCore,
+  context: SessionContext,
+  journal: RunJournal,
   change: {
     readonly runId: string;
     readonly turn: number;
     readonly source: "host" | "tool";
     readonly changes: Readonly<Record<string, JsonValue>>;
   },
-  emit: Emit,
 ): Promise<void> {
-  emit({ kind: "state-changed", ...change });
-  for (const hook of core.registry.hooks.stateChanged) {
+  journal.emit({ kind: "state-changed", ...change });
+  for (const hook of context.hooks.stateChanged) {
     try {
-      await hook({ sessionId: core.sessionId, ...change });
+      await hook({ sessionId: context.sessionId, ...change });
     } catch (error) {
-      emit({
+      journal.emit({
         kind: "hook-failed",
         runId: change.runId,
         hook: "stateChanged",

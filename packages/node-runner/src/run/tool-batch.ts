@@ -1,14 +1,14 @@
 import type { JsonValue, RunEvent, StopReason, ToolCall, ToolResult } from "@castellan/harness";
 import { deepFreeze } from "@castellan/harness";
 import { type OpenCall, unrecordedOutcome } from "../history/session-history.js";
+import type { RunJournal } from "../journal/run-journal.js";
 import { askApproval, decidePermission, type PermissionOutcome } from "../permissions/decide.js";
 import type { ToolApprovalRequest } from "../permissions/types.js";
-import { committedState, type Emit, type SessionCore } from "../session/session-core.js";
+import { committedState, type SessionContext } from "../session/session-context.js";
 import type { SessionRecord } from "../store/records.js";
 import type { BoundTool } from "../tools/bind-tools.js";
 import { errorResult } from "../tools/tool-output.js";
 import { abortable } from "../util/abortable.js";
-import { BatchLog, emitReceipts, type Hold, receiptEvents } from "./batch-log.js";
 import { BatchState } from "./batch-state.js";
 import { notifyStateChanged } from "./state-notify.js";
 import { describe, executeTool, type ToolExecution } from "./tool-execution.js";
@@ -31,24 +31,24 @@ export interface BatchContext {
   readonly runId: string;
   readonly turn: number;
   readonly signal: AbortSignal;
-  readonly emit: Emit;
-  /** Where events wait for records saved ahead. */
-  readonly outbox: Hold;
   /** Names of the tools visible this turn. */
   readonly visible: ReadonlySet<string>;
   /** Set when an interrupted batch is being settled by an explicit resume. */
   readonly resume?: { readonly retryIdempotent: boolean };
-  /** Records (the turn's answer) to save with the batch's first append, and their events, reported once saved. */
-  readonly lead?: Lead;
   /** How the turn's answer ended (a call whose arguments are not JSON was cut off when it is `max-tokens`). */
   readonly stopReason?: StopReason;
 }
 
-/** Records that ride with the next append, and the events that report them once they are saved. */
-export interface Lead {
-  readonly records: readonly SessionRecord[];
-  readonly events: readonly RunEvent[];
-}
+/**
+ * How a batch's intents and receipts are saved. A tool with effects runs only once its intent
+ * is durable (`durable-intents`): after a crash the log must say it may have run. A batch of
+ * only read-only calls needs no such guard, since running such a call again is harmless: its
+ * records are committed ahead, and no sync stands between the model's answer and its tools.
+ */
+type Saving = "durable-intents" | "ahead";
+
+/** A call the Run was aborted before (or while asking approval for): it stays open, without a receipt. */
+const leftOpen = Symbol("left open");
 
 /**
  * Settles the calls of one model turn, in call order: unknown, hidden or invalid calls get an
@@ -56,49 +56,51 @@ export interface Lead {
  * Consecutive read-only calls run in parallel; any other call runs alone. The batch's start
  * and end are saved; each execution is saved as an intent (tool-start) before it runs and a
  * receipt (tool-end) after; state written by the tools commits with the batch's end, or is
- * discarded if the Run is aborted or fails first.
+ * discarded if the Run is aborted or fails first. Whatever the journal has staged (the turn's
+ * answer) rides with the batch's first append.
  */
 export async function runToolBatch(
-  core: SessionCore,
+  session: SessionContext,
+  journal: RunJournal,
   calls: readonly ToolCall[],
   context: BatchContext,
 ): Promise<void> {
-  const { runId, turn, signal, emit } = context;
-  const batch = new BatchState(committedState(core), core.program.initialState);
-  const active = core.history.activeRun;
+  const { runId, turn, signal } = context;
+  const batch = new BatchState(committedState(session), session.program.initialState);
+  const active = session.history.activeRun;
   // A resumed batch keeps the writes of the calls that settled before the crash.
   if (context.resume) for (const changes of active?.batchWrites ?? []) batch.seed(changes);
-  const log = new BatchLog(core, emit);
-  if (context.lead) log.hold(context.lead.records, context.lead.events);
-  if (!active?.batchOpen)
-    log.hold([{ kind: "tool-batch-start", runId, turn, toolCallIds: calls.map((call) => call.id) }]);
+  if (!active?.batchOpen) {
+    journal.stage([{ kind: "tool-batch-start", runId, turn, toolCallIds: calls.map((call) => call.id) }]);
+  }
   let settled: SessionRecord[] = [];
   try {
-    const prepared = calls.map((call) => prepare(core, call, context));
+    const prepared = calls.map((call) => prepare(session, call, context));
+    const saving: Saving = prepared.every((item) => "settled" in item || item.tool.tool.readOnly)
+      ? "ahead"
+      : "durable-intents";
     const groups = groupForScheduling(prepared);
     for (const [index, group] of groups.entries()) {
-      const receipts = await runGroup(core, group, context, batch, log);
-      if (index < groups.length - 1) {
-        if (receipts.length > 0) await log.write(receipts);
-        emitReceipts(receipts, emit);
-      } else {
+      const receipts = await runGroup(session, journal, group, context, batch, saving);
+      if (index === groups.length - 1) {
         settled = receipts;
+      } else if (receipts.length > 0) {
+        await save(journal, saving, receipts, receiptEvents(receipts));
       }
     }
   } catch (error) {
-    await log
-      .write([{ kind: "tool-batch-end", runId, turn, status: "discarded", reason: describe(error) }])
+    await journal
+      .commit([{ kind: "tool-batch-end", runId, turn, status: "discarded", reason: describe(error) }])
       .catch(() => undefined);
     throw error;
   }
   // The last receipts share one append with the batch's settlement. After an abort, calls that
   // never started keep no receipt: resuming the Run decides them again, a new Run settles them.
   if (signal.aborted) {
-    await log.write([
-      ...settled,
-      { kind: "tool-batch-end", runId, turn, status: "discarded", reason: "The run was aborted." },
-    ]);
-    emitReceipts(settled, emit);
+    await journal.commit(
+      [...settled, { kind: "tool-batch-end", runId, turn, status: "discarded", reason: "The run was aborted." }],
+      receiptEvents(settled),
+    );
     return;
   }
   const changes = batch.pending;
@@ -111,14 +113,33 @@ export async function runToolBatch(
   };
   if (changes) {
     // Committed state is published (event and hooks) only once saved, so this append is waited for.
-    await log.write([...settled, end]);
-    emitReceipts(settled, emit);
-    await notifyStateChanged(core, { runId, turn, source: "tool", changes }, emit);
+    await journal.commit([...settled, end], receiptEvents(settled));
+    await notifyStateChanged(session, journal, { runId, turn, source: "tool", changes });
     return;
   }
   // Nothing runs on the outcome until the next append, which is durable only after this one:
   // the Run goes on (the next model call) while this one syncs, and its events wait for it.
-  await log.writeAhead([...settled, end], receiptEvents(settled), context.outbox);
+  await journal.commitAhead([...settled, end], receiptEvents(settled));
+}
+
+function save(
+  journal: RunJournal,
+  saving: Saving,
+  records: readonly SessionRecord[],
+  events: readonly RunEvent[],
+): Promise<void> {
+  return saving === "ahead" ? journal.commitAhead(records, events) : journal.commit(records, events);
+}
+
+/** The `tool-end` events that report the receipts. */
+function receiptEvents(receipts: readonly SessionRecord[]): RunEvent[] {
+  const events: RunEvent[] = [];
+  for (const record of receipts) {
+    if (record.kind !== "tool-end") continue;
+    const { runId, turn, toolCallId, toolName, result } = record;
+    events.push({ kind: "tool-end", runId, turn, toolCallId, toolName, result });
+  }
+  return events;
 }
 
 /** What the model is told about a call whose arguments text is not JSON. */
@@ -128,11 +149,14 @@ function malformedMessage(call: ToolCall, stopReason: StopReason | undefined): s
     : `The arguments of the call to "${call.name}" were not valid JSON, so it did not run; send it again with a JSON object that matches the tool's input schema.`;
 }
 
-function prepare(core: SessionCore, call: ToolCall, context: BatchContext): Prepared {
-  const bound = core.tools.get(call.name);
-  const open = context.resume ? core.history.open.get(call.id) : undefined;
-  // A call that may have run is never re-run silently, whatever is visible now.
-  if (open?.started && !(bound?.kind === "local" && bound.tool.idempotent && context.resume?.retryIdempotent)) {
+function prepare(session: SessionContext, call: ToolCall, context: BatchContext): Prepared {
+  const bound = session.tools.get(call.name);
+  const open = context.resume ? session.history.open.get(call.id) : undefined;
+  // A call that may have run is never re-run silently, whatever is visible now; a read-only
+  // call has no effect to repeat, so it simply runs again.
+  const rerunnable =
+    bound?.kind === "local" && (bound.tool.readOnly || (bound.tool.idempotent && context.resume?.retryIdempotent));
+  if (open?.started && !rerunnable) {
     return { call, settled: errorResult(unrecordedOutcome) };
   }
   if (!bound || !context.visible.has(call.name)) {
@@ -164,7 +188,7 @@ function prepare(core: SessionCore, call: ToolCall, context: BatchContext): Prep
 }
 
 /** An interrupted call that may run on an explicit resume: it uses an approval answered earlier, if any. */
-function prepareInterrupted(open: OpenCall, tool: LocalTool, input: JsonValue): Prepared {
+function prepareInterrupted(open: Readonly<OpenCall>, tool: LocalTool, input: JsonValue): Prepared {
   const call = open.call;
   const answer = open.approval?.answer;
   if (answer) {
@@ -197,18 +221,16 @@ function groupForScheduling(prepared: readonly Prepared[]): Prepared[][] {
   return groups;
 }
 
-/** A call the Run was aborted before (or while asking approval for): it stays open, without a receipt. */
-const leftOpen = Symbol("left open");
-
 /** Decides and runs one group; returns the receipts of its settled calls, in call order, for the caller to save. */
 async function runGroup(
-  core: SessionCore,
+  session: SessionContext,
+  journal: RunJournal,
   group: readonly Prepared[],
   context: BatchContext,
   batch: BatchState,
-  log: BatchLog,
+  saving: Saving,
 ): Promise<SessionRecord[]> {
-  const { runId, turn, emit, signal } = context;
+  const { runId, turn, signal } = context;
   const results = new Map<string, ToolResult>();
   const runnable: Runnable[] = [];
   for (const item of group) {
@@ -216,7 +238,7 @@ async function runGroup(
     if ("settled" in item) {
       results.set(item.call.id, item.settled);
     } else {
-      const denied = await decide(core, item, context, log);
+      const denied = await decide(session, journal, item, context);
       if (denied === leftOpen) continue;
       if (denied) results.set(item.call.id, denied);
       else runnable.push(item);
@@ -224,16 +246,26 @@ async function runGroup(
   }
 
   if (runnable.length > 0) {
-    await log.write(
+    await save(
+      journal,
+      saving,
       runnable.map(({ call, input }) => ({ kind: "tool-start", runId, turn, toolCall: { ...call, input } })),
+      runnable.map(({ call, input }) => ({
+        kind: "tool-start",
+        runId,
+        turn,
+        toolCallId: call.id,
+        toolName: call.name,
+        input,
+      })),
     );
-    const executions = runnable.map((item) => {
-      emit({ kind: "tool-start", runId, turn, toolCallId: item.call.id, toolName: item.call.name, input: item.input });
-      return executeTool(core, item, context, batch).then((result) => {
-        results.set(item.call.id, result);
-      });
-    });
-    await Promise.all(executions);
+    await Promise.all(
+      runnable.map((item) =>
+        executeTool(session, item, context, batch).then((result) => {
+          results.set(item.call.id, result);
+        }),
+      ),
+    );
   }
 
   return group.flatMap((item): SessionRecord[] => {
@@ -249,22 +281,22 @@ async function runGroup(
         input: "input" in item && item.input !== undefined ? item.input : item.call.input,
         result: results.get(item.call.id) as ToolResult,
         ...(stateChanges ? { stateChanges } : {}),
-      } as SessionRecord,
+      },
     ];
   });
 }
 
 /** Asks for permission; returns an error result when denied, undefined when allowed, `leftOpen` when aborted. */
 async function decide(
-  core: SessionCore,
+  session: SessionContext,
+  journal: RunJournal,
   item: Runnable,
   context: BatchContext,
-  log: BatchLog,
 ): Promise<ToolResult | undefined | typeof leftOpen> {
   const { runId, turn, signal } = context;
   const request = {
-    agent: { id: core.agent.id },
-    sessionId: core.sessionId,
+    agent: session.agent,
+    sessionId: session.sessionId,
     runId,
     turn,
     toolCallId: item.call.id,
@@ -272,9 +304,10 @@ async function decide(
     input: item.input,
     readOnly: item.tool.tool.readOnly,
   };
+  // A person is asked only once the request is durable, so it outlives this process.
   const approvalLog = {
     requested: (asked: ToolApprovalRequest) =>
-      log.write([
+      journal.commit([
         {
           kind: "approval-request",
           runId,
@@ -287,7 +320,7 @@ async function decide(
         },
       ]),
     answered: (outcome: PermissionOutcome) =>
-      log.write([
+      journal.commit([
         {
           kind: "approval-answer",
           runId,
@@ -301,15 +334,15 @@ async function decide(
   try {
     if (item.answered) {
       outcome = item.answered;
-    } else if (item.pendingApproval && core.policy.approval) {
+    } else if (item.pendingApproval && session.policy.approval) {
       const asked = { ...request, description: item.tool.tool.description };
       outcome = await abortable(
-        askApproval(core.policy.approval, asked, { signal, approvalLog, alreadyRequested: true }),
+        askApproval(session.policy.approval, asked, { signal, approvalLog, alreadyRequested: true }),
         signal,
       );
     } else {
       outcome = await abortable(
-        decidePermission(request, core.policy, { description: item.tool.tool.description, signal, approvalLog }),
+        decidePermission(request, session.policy, { description: item.tool.tool.description, signal, approvalLog }),
         signal,
       );
     }
@@ -318,7 +351,7 @@ async function decide(
     if (signal.aborted) return leftOpen;
     outcome = { decision: "deny", decidedBy: "approval", reason: `The approval adapter failed: ${describe(error)}` };
   }
-  log.emit({
+  journal.emit({
     kind: "tool-permission",
     runId,
     turn,

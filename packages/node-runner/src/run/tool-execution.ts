@@ -1,6 +1,6 @@
 import type { BindingHandle, JsonValue, ToolCall, ToolContext, ToolResult } from "@castellan/harness";
 import { CastellanError } from "@castellan/harness";
-import { type SessionCore, turnContext } from "../session/session-core.js";
+import { type SessionContext, turnContext } from "../session/session-context.js";
 import type { BoundTool } from "../tools/bind-tools.js";
 import { errorResult, toToolResult } from "../tools/tool-output.js";
 import type { BatchState } from "./batch-state.js";
@@ -17,13 +17,13 @@ export interface ToolExecution {
  * becomes an error result the model reads; after an abort the tool gets `abortGraceMs` to stop.
  */
 export async function executeTool(
-  core: SessionCore,
+  session: SessionContext,
   item: ToolExecution,
   context: { readonly runId: string; readonly turn: number; readonly signal: AbortSignal },
   batch: BatchState,
 ): Promise<ToolResult> {
   const { runId, turn, signal } = context;
-  const base = turnContext(core, turn);
+  const base = turnContext(session, turn);
   const ctx: ToolContext = {
     turn,
     params: base.params,
@@ -33,15 +33,15 @@ export async function executeTool(
       return batch.view;
     },
     setState: (update) => batch.update(update, item.call),
-    sandbox: core.sandbox,
-    resources: resourcesOf(core, item),
-    sessionId: core.sessionId,
+    sandbox: session.sandbox,
+    resources: resourcesOf(session, item),
+    sessionId: session.sessionId,
     runId,
     toolCallId: item.call.id,
     toolName: item.call.name,
-    agent: { id: core.agent.id },
+    agent: session.agent,
     signal,
-    idempotencyKey: `castellan:${core.sessionId}:${runId}:${item.call.id}`,
+    idempotencyKey: `castellan:${session.sessionId}:${runId}:${item.call.id}`,
   };
   const execution = Promise.resolve()
     .then(() => item.tool.tool.execute(item.input, ctx))
@@ -50,15 +50,15 @@ export async function executeTool(
         ? errorResult(`The tool stopped because the run was aborted; its effects may be partial. ${describe(error)}`)
         : errorResult(`Tool "${item.call.name}" failed: ${describeCoded(error)}`),
     );
-  return await settleWithGrace(execution, signal, core.limits.abortGraceMs);
+  return await settleWithGrace(execution, signal, session.limits.abortGraceMs);
 }
 
 const noResources: readonly never[] = Object.freeze([]);
 
 /** The acquired resources of the capability that declares the call's tool (or its hostTool reference). */
-function resourcesOf(core: SessionCore, item: ToolExecution): readonly BindingHandle[] {
+function resourcesOf(session: SessionContext, item: ToolExecution): readonly BindingHandle[] {
   const source = item.tool.entry.source;
-  return source.kind === "capability" ? (core.capabilityResources.get(source.name) ?? noResources) : noResources;
+  return source.kind === "capability" ? (session.capabilityResources.get(source.name) ?? noResources) : noResources;
 }
 
 /** After an abort, waits at most `graceMs` for a running tool, then records its outcome as unknown. */

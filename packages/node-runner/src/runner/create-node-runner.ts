@@ -8,7 +8,7 @@ import type { NodeRunnerPlugin } from "../plugins/types.js";
 import type { UsageBudget } from "../run/usage-budget.js";
 import { admitSession } from "../session/admit.js";
 import { NodeSession, type Session } from "../session/session.js";
-import type { HarnessContextBudget, RunLimits } from "../session/session-core.js";
+import type { HarnessContextBudget, RunLimits } from "../session/session-context.js";
 import { checkContextBudget, checkLimits, checkUsageBudget } from "./options.js";
 
 /** Options of `createNodeRunner`. */

@@ -6,7 +6,7 @@ import {
   defaultRunLimits,
   type HarnessContextBudget,
   type RunLimits,
-} from "../session/session-core.js";
+} from "../session/session-context.js";
 
 // The Runner's numeric options are checked where they are given, so a typo (`threshold: 80`,
 // `maxTurn: 5`) fails at once with the field and its range instead of silently changing nothing.

@@ -1,7 +1,6 @@
 import type { JsonValue } from "@castellan/harness";
-import type { SessionHistory } from "../history/session-history.js";
+import type { HistoryView } from "../history/session-history.js";
 import type { ApprovalRequestRecord } from "../store/records.js";
-import type { SessionCore } from "./session-core.js";
 
 /** A call of an interrupted Run that has no receipt. */
 export interface UnsettledCall {
@@ -29,7 +28,7 @@ export type PendingApproval = Omit<ApprovalRequestRecord, "kind">;
 
 /** Describes the Run of a history that can be resumed: unfinished, or aborted with nothing since. */
 export function interruptedRunOf(
-  history: SessionHistory,
+  history: HistoryView,
   idempotent: (toolName: string) => boolean = () => false,
 ): InterruptedRun | undefined {
   const active = history.activeRun ?? history.abortedRun;
@@ -61,9 +60,9 @@ export function interruptedRunOf(
 }
 
 /** The saved approval requests without an answer. */
-export function pendingApprovalsOf(core: SessionCore): readonly PendingApproval[] {
+export function pendingApprovalsOf(history: HistoryView): readonly PendingApproval[] {
   const pending: PendingApproval[] = [];
-  for (const open of core.history.open.values()) {
+  for (const open of history.open.values()) {
     const approval = open.approval;
     if (!approval || approval.answer || open.started) continue;
     const { runId, turn, toolCallId, toolName, input, readOnly, reason } = approval.request;

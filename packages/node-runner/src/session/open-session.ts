@@ -6,7 +6,7 @@ import type { UsageBudget } from "../run/usage-budget.js";
 import { createNodeRunner, type NodeRunner } from "../runner/create-node-runner.js";
 import type { SessionStore } from "../store/types.js";
 import type { NodeSession, Session } from "./session.js";
-import type { HarnessContextBudget, RunLimits } from "./session-core.js";
+import type { HarnessContextBudget, RunLimits } from "./session-context.js";
 
 /** Options of `openSession`. */
 export interface OpenSessionOptions {

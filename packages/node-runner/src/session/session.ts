@@ -96,8 +96,8 @@ export class NodeSession implements Session {
     private readonly admitted: AdmittedSession,
     private readonly options: { readonly signal?: AbortSignal; readonly budget?: UsageBudget },
   ) {
-    this.id = admitted.core.sessionId;
-    this.params = admitted.core.params;
+    this.id = admitted.context.sessionId;
+    this.params = admitted.context.params;
   }
 
   /** Runs `hook` after the Session has released its resources, in registration order (Runner bookkeeping). */
@@ -115,12 +115,12 @@ export class NodeSession implements Session {
   }
 
   interruptedRun(): InterruptedRun | undefined {
-    return this.active ? undefined : interruptedRunOf(this.admitted.core.history, (name) => this.isIdempotent(name));
+    return this.active ? undefined : interruptedRunOf(this.admitted.history, (name) => this.isIdempotent(name));
   }
 
   resume(options: ResumeOptions = {}): Run {
     this.assertIdle();
-    const interrupted = interruptedRunOf(this.admitted.core.history);
+    const interrupted = interruptedRunOf(this.admitted.history);
     if (!interrupted) {
       throw new SessionStateError("nothing_to_resume", `Session "${this.id}" has no interrupted or aborted Run.`);
     }
@@ -132,7 +132,7 @@ export class NodeSession implements Session {
   }
 
   pendingApprovals(): readonly PendingApproval[] {
-    return pendingApprovalsOf(this.admitted.core);
+    return pendingApprovalsOf(this.admitted.history);
   }
 
   answerApproval(toolCallId: string, answer: ToolApprovalAnswer): Promise<void> {
@@ -152,7 +152,7 @@ export class NodeSession implements Session {
       );
     }
     return this.track(
-      this.admitted.core.persist([
+      this.admitted.context.journal.commit([
         {
           kind: "approval-answer",
           runId: pending.runId,
@@ -168,24 +168,33 @@ export class NodeSession implements Session {
     if (this.closing) return Promise.reject(new SessionStateError("session_closed", `Session "${this.id}" is closed.`));
     let changes: Readonly<Record<string, JsonValue>>;
     try {
-      changes = admitStatePatch({ [key]: value }, this.admitted.core.program.initialState, "session.setState");
+      changes = admitStatePatch({ [key]: value }, this.admitted.context.program.initialState, "session.setState");
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.track(this.admitted.core.persist([{ kind: "state-queued", changes }]));
+    return this.track(this.admitted.context.journal.commit([{ kind: "state-queued", changes }]));
   }
 
   async compact(options: { readonly signal?: AbortSignal } = {}): Promise<CompactionOutcome | undefined> {
     this.assertIdle();
-    const core = this.admitted.core;
+    const context = this.admitted.context;
     const work = (async () => {
-      const model = await core.model.resolve({ sessionId: this.id, runId: "", signal: options.signal ?? this.signal });
-      return await compactConversation(core, {
-        reason: "manual",
-        keepTokens: 0,
-        sessionModel: model,
-        signal: options.signal ?? new AbortController().signal,
+      const model = await context.model.resolve({
+        sessionId: this.id,
+        runId: "",
+        signal: options.signal ?? this.signal,
       });
+      // Outside a Run, compaction reports no events.
+      return await compactConversation(
+        context,
+        context.journal.run(() => undefined),
+        {
+          reason: "manual",
+          keepTokens: 0,
+          sessionModel: model,
+          signal: options.signal ?? new AbortController().signal,
+        },
+      );
     })();
     this.active = work;
     try {
@@ -196,19 +205,19 @@ export class NodeSession implements Session {
   }
 
   usage(): UsageReport {
-    return this.admitted.core.history.usage.report();
+    return this.admitted.history.usage.report();
   }
 
   inspect(): SessionInspection {
-    const core = this.admitted.core;
+    const { context, history } = this.admitted;
     return this.admitted.inspection.inspect(
       this.id,
       {
-        state: core.history.state.view(core.program.initialState),
-        writes: core.history.state.committedWrites,
-        pending: core.history.state.pending,
+        state: history.state.view(context.program.initialState),
+        writes: history.state.committedWrites,
+        pending: history.state.pending,
       },
-      compactionStatus(core.contextBudget.contextWindow, core.lastModel ?? core.model.known),
+      compactionStatus(context.contextBudget.contextWindow, this.admitted.lastModel() ?? context.model.known),
     );
   }
 
@@ -218,7 +227,7 @@ export class NodeSession implements Session {
   }
 
   private isIdempotent(name: string): boolean {
-    const bound = this.admitted.core.tools.get(name);
+    const bound = this.admitted.context.tools.get(name);
     return bound?.kind === "local" && bound.tool.idempotent;
   }
 
@@ -234,17 +243,17 @@ export class NodeSession implements Session {
     const signal = signals.length === 1 ? (signals[0] as AbortSignal) : AbortSignal.any(signals);
     const budget =
       options.budget === undefined ? this.options.budget : checkUsageBudget(options.budget, "RunOptions.budget");
-    const core = this.admitted.core;
+    const context = this.admitted.context;
     const model =
       options.model === undefined
-        ? core.model
-        : selectModel(options.model, core.registry, "The Run's model option names model");
+        ? context.model
+        : selectModel(options.model, this.admitted.registry, "The Run's model option names model");
     let active: Promise<RunResult> | undefined;
     const run = new RunHandle(
       runId,
       async (emit, joined) => {
         try {
-          return await executeRun(core, { runId, mode, signal, joined, budget, model }, emit);
+          return await executeRun(context, { runId, mode, signal, joined, budget, model }, emit);
         } finally {
           // Cleared before `result` settles, so whoever awaits it can start the next Run at once.
           if (this.active === active) this.active = undefined;

@@ -1,5 +1,5 @@
 import type { RunEvent } from "@castellan/harness";
-import type { Emit } from "../session/session-core.js";
+import type { Emit } from "./session-journal.js";
 
 /**
  * A Run's events on their way out, in order. Records saved ahead (their append still

@@ -1,37 +1,59 @@
 import type {
-  Agent,
+  AgentIdentity,
   BindingHandle,
   JsonObject,
   ModelBinding,
   Program,
   Projection,
   ResourceRequest,
-  RunEvent,
   StateView,
   TurnContext,
 } from "@castellan/harness";
 import { projectTurn, ResourcePendingError } from "@castellan/harness";
-import type { SessionHistory } from "../history/session-history.js";
+import type { HistoryView } from "../history/session-history.js";
+import type { SessionJournal } from "../journal/session-journal.js";
 import type { BoundModel } from "../models/bound-model.js";
 import type { SessionModel } from "../models/session-model.js";
 import type { PermissionPolicy } from "../permissions/decide.js";
-import type { Registry } from "../plugins/registry.js";
-import type { SessionRecord } from "../store/records.js";
+import type { BeforeModelHook, StateChangedHook, TurnStartHook } from "../plugins/types.js";
 import type { BoundTool } from "../tools/bind-tools.js";
 
-/** What a Run needs of its Session: the admitted Program and its bindings, and the history. */
-export interface SessionCore {
-  readonly agent: Agent;
-  readonly program: Program;
+export type { Emit } from "../journal/session-journal.js";
+
+/** The lifecycle hooks a Run calls, in registration order. */
+export interface RunHooks {
+  readonly beforeModel: readonly BeforeModelHook[];
+  readonly turnStart: readonly TurnStartHook[];
+  readonly stateChanged: readonly StateChangedHook[];
+}
+
+/** What inspection is told while Runs go on. */
+export interface InspectionObserver {
+  /** Every successful projection, with the Run and turn it was made for (none: the initial one). */
+  observeProjection(projection: Projection, at: { readonly runId?: string; readonly turn: number }): void;
+  /** The model of each model call. */
+  observeModel(model: BoundModel): void;
+}
+
+/**
+ * What a Run is given of its Session: read-only views of what was admitted (the Program, its
+ * bound tools and models, the acquired resources, the hooks and permission policy) and of the
+ * history, and the journal, the one way to save records and report the events that follow
+ * them. Run code reads the history and writes through the journal; it never changes the fold.
+ */
+export interface SessionContext {
   readonly sessionId: string;
+  readonly agent: AgentIdentity;
+  readonly program: Program;
   readonly params: JsonObject;
-  readonly history: SessionHistory;
+  readonly history: HistoryView;
+  readonly journal: SessionJournal;
   readonly tools: ReadonlyMap<string, BoundTool>;
   /** The Session's model: the declared one. A Run may use another (`RunOptions.model`). */
   readonly model: SessionModel;
   /** `contextBudget.model`, resolved when the Session opened; undefined: summaries use the Run's model. */
   readonly compactionModel: SessionModel | undefined;
-  readonly registry: Registry;
+  readonly hooks: RunHooks;
   readonly policy: PermissionPolicy;
   /** The value of every acquired resource, by its declared request. */
   readonly resources: ReadonlyMap<ResourceRequest<unknown, unknown>, unknown>;
@@ -41,22 +63,7 @@ export interface SessionCore {
   readonly sandbox: unknown;
   readonly limits: RunLimits;
   readonly contextBudget: HarnessContextBudget;
-  /** The model of the latest model call, for inspection; undefined before the first. */
-  lastModel: BoundModel | undefined;
-  /** Called with every successful projection (inspection keeps them). */
-  readonly observeProjection: (projection: Projection, at: { readonly runId?: string; readonly turn: number }) => void;
-  /**
-   * Makes records durable (when there is a store), then folds them into the history. Calls
-   * are serialized: each append completes, in call order, before the next starts.
-   */
-  persist(records: readonly SessionRecord[]): Promise<void>;
-  /**
-   * Starts an append without waiting for it to be durable: resolves, in the same order as
-   * `persist`, once the records are folded into the history, with `durable`, which settles
-   * when they are saved. What reports them must wait for `durable`. If it rejects, every later
-   * `persist` rejects with its error (the history already holds records that were not saved).
-   */
-  persistAhead(records: readonly SessionRecord[]): Promise<{ readonly durable: Promise<void> }>;
+  readonly inspection: InspectionObserver;
 }
 
 /** Bounds of every Run. */
@@ -100,20 +107,20 @@ export const defaultContextBudget: HarnessContextBudget = Object.freeze({
 });
 
 /** Committed state: the declared initial values with every committed write over them. */
-export function committedState(core: SessionCore): StateView {
-  return core.history.state.view(core.program.initialState);
+export function committedState(context: SessionContext): StateView {
+  return context.history.state.view(context.program.initialState);
 }
 
 /** The turn context sections, `enabled` and tools see. */
-export function turnContext(core: SessionCore, turn: number): TurnContext {
+export function turnContext(context: SessionContext, turn: number): TurnContext {
   return {
     turn,
-    params: core.params,
-    state: committedState(core),
-    toolCalls: (name) => core.history.toolCalls(name),
+    params: context.params,
+    state: committedState(context),
+    toolCalls: (name) => context.history.toolCalls(name),
     resource<Value>(request: ResourceRequest<unknown, Value>): Value {
-      if (!core.resources.has(request)) throw new ResourcePendingError(request.binding.name);
-      return core.resources.get(request) as Value;
+      if (!context.resources.has(request)) throw new ResourcePendingError(request.binding.name);
+      return context.resources.get(request) as Value;
     },
   };
 }
@@ -122,14 +129,11 @@ export function turnContext(core: SessionCore, turn: number): TurnContext {
  * Projects the Program for a turn with the Session's bindings: a `hostTool` reference is
  * visible only when the registered tool's own `enabled` agrees.
  */
-export function projectSession(core: SessionCore, turn: number): Projection {
-  return projectTurn(core.program, turnContext(core, turn), {
+export function projectSession(context: SessionContext, turn: number): Projection {
+  return projectTurn(context.program, turnContext(context, turn), {
     implementationEnabled: (tool) => {
-      const bound = core.tools.get(tool.name);
+      const bound = context.tools.get(tool.name);
       return bound?.kind === "local" ? bound.tool.enabled : undefined;
     },
   });
 }
-
-/** Reports a Run's events. */
-export type Emit = (event: RunEvent) => void;

@@ -1,0 +1,138 @@
+import type { Agent, BindingHandle, JsonObject, Program, ResourceRequest, SandboxLease } from "@castellan/harness";
+import { buildProgram, CastellanError, resolveResourceSpec } from "@castellan/harness";
+import { SessionMismatchError } from "../errors.js";
+import { SessionHistory } from "../history/session-history.js";
+import { resolveSessionModel, type SessionModel, selectModel } from "../models/session-model.js";
+import type { Registry } from "../plugins/registry.js";
+import type { ResourceOwner } from "../resources/resource-owner.js";
+import type { SessionRecord } from "../store/records.js";
+import type { SessionLog } from "../store/types.js";
+import { type BoundTool, bindTools } from "../tools/bind-tools.js";
+import { admitParams, assertDeclaredParams, assertSameParams } from "./params.js";
+import type { HarnessContextBudget } from "./session-context.js";
+
+/** The agent declares skills, which need the skills capability this Runner does not have yet. */
+export class SkillsUnavailableError extends CastellanError {
+  constructor(agentId: string) {
+    super("skills_unavailable", `Agent "${agentId}" declares skills, but this Runner has no skill support configured.`);
+  }
+}
+
+/** What admission found and acquired: the checked history, the Program and what it is bound to. */
+export interface Admission {
+  readonly history: SessionHistory;
+  /** True when the log held no Session yet. */
+  readonly created: boolean;
+  readonly params: JsonObject;
+  readonly program: Program;
+  readonly tools: ReadonlyMap<string, BoundTool>;
+  readonly model: SessionModel;
+  readonly compactionModel: SessionModel | undefined;
+  readonly sandbox: SandboxLease | undefined;
+  readonly resources: ReadonlyMap<ResourceRequest<unknown, unknown>, unknown>;
+  readonly capabilityResources: ReadonlyMap<string, readonly BindingHandle[]>;
+}
+
+/**
+ * Admits a Session from its saved log: folds the records (a record that does not fit refuses
+ * the open), checks the agent and params, builds the Program, binds its tools and models, and
+ * acquires its sandbox and resources in order, into `owner`. Writes nothing.
+ */
+export async function admit(request: {
+  readonly agent: Agent;
+  readonly registry: Registry;
+  readonly sessionId: string;
+  readonly params: unknown;
+  readonly contextBudget: HarnessContextBudget;
+  readonly log: SessionLog | undefined;
+  readonly owner: ResourceOwner;
+  readonly signal: AbortSignal;
+}): Promise<Admission> {
+  const { agent, registry, sessionId, log, owner, signal } = request;
+  const history = new SessionHistory();
+  const saved = log?.records ?? [];
+  for (let index = 0; index < saved.length; index++) history.apply(saved[index] as SessionRecord, index + 1);
+  const opening = history.opening;
+  let params: JsonObject;
+  if (opening) {
+    if (opening.agentId !== agent.id) {
+      throw new SessionMismatchError(
+        "session_agent_mismatch",
+        `Session "${sessionId}" holds the history of agent "${opening.agentId}", not "${agent.id}"; it was left unchanged.`,
+      );
+    }
+    params = opening.params;
+    if (request.params !== undefined) assertSameParams(params, admitParams(request.params, agent), sessionId);
+  } else {
+    params = admitParams(request.params === undefined ? {} : request.params, agent);
+  }
+  assertDeclaredParams(params, agent);
+
+  const program = buildProgram(agent);
+  const tools = bindTools(program, registry);
+  const model = resolveSessionModel(agent, registry);
+  const compactionModel =
+    request.contextBudget.model === undefined
+      ? undefined
+      : selectModel(request.contextBudget.model, registry, "contextBudget.model names model");
+  if (agent.skills.length > 0) throw new SkillsUnavailableError(agent.id);
+
+  const sandbox = await acquireSandbox(program, registry, owner, sessionId, signal);
+  const resources = new Map<ResourceRequest<unknown, unknown>, unknown>();
+  const capabilityResources = new Map<string, BindingHandle[]>();
+  for (const { request: resourceRequest, source } of program.resources) {
+    const label = `${resourceRequest.binding.name} resource of ${source.kind === "agent" ? "the agent" : `capability "${source.name}"`}`;
+    const spec = resolveResourceSpec(resourceRequest.spec, params);
+    const lease = await owner.acquire(label, () =>
+      resourceRequest.binding.acquire(spec, { signal, sessionId, params }),
+    );
+    resources.set(resourceRequest, lease.value);
+    if (source.kind === "capability") {
+      const handle: BindingHandle = Object.freeze({
+        kind: resourceRequest.binding.name,
+        request: resourceRequest,
+        spec,
+        value: lease.value,
+      });
+      const handles = capabilityResources.get(source.name) ?? [];
+      handles.push(handle);
+      capabilityResources.set(source.name, handles);
+    }
+  }
+  return {
+    history,
+    created: !opening,
+    params,
+    program,
+    tools,
+    model,
+    compactionModel,
+    sandbox,
+    resources,
+    capabilityResources: new Map([...capabilityResources].map(([name, handles]) => [name, Object.freeze(handles)])),
+  };
+}
+
+async function acquireSandbox(
+  program: Program,
+  registry: Registry,
+  owner: ResourceOwner,
+  sessionId: string,
+  signal: AbortSignal,
+): Promise<SandboxLease | undefined> {
+  if (!program.sandbox) return undefined;
+  const declaration = program.sandbox.declaration;
+  if (typeof declaration !== "string") {
+    return await owner.acquire(`sandbox "${declaration.specifier}"`, () => declaration.open({ signal }));
+  }
+  const resolver = registry.sandboxResolver;
+  if (!resolver) {
+    throw new CastellanError(
+      "sandbox_not_found",
+      `Agent "${program.agent.id}" declares sandbox "${declaration}", but no plugin registers a sandbox resolver.`,
+    );
+  }
+  return await owner.acquire(`sandbox "${declaration}"`, () =>
+    resolver.open({ specifier: declaration, sessionId, signal }),
+  );
+}
