@@ -8,6 +8,7 @@ import type { ResourceOwner } from "../resources/resource-owner.js";
 import type { SessionRecord } from "../store/records.js";
 import type { SessionLog } from "../store/types.js";
 import { type BoundTool, bindTools } from "../tools/bind-tools.js";
+import { loadInputValidation } from "../tools/validate-input.js";
 import { admitParams, assertDeclaredParams, assertSameParams } from "./params.js";
 import type { HarnessContextBudget } from "./session-context.js";
 
@@ -69,6 +70,7 @@ export async function admit(request: {
   assertDeclaredParams(params, agent);
 
   const program = buildProgram(agent);
+  if (program.tools.length > 0) await loadInputValidation();
   const tools = bindTools(program, registry);
   const model = resolveSessionModel(agent, registry);
   const compactionModel =

@@ -1,15 +1,34 @@
 import type { JsonValue, Tool } from "@castellan/harness";
 import { DeclarationError } from "@castellan/harness";
-import { Ajv, type ValidateFunction } from "ajv";
+import type { Ajv as AjvInstance, ValidateFunction } from "ajv";
 
 /** Checks a tool input; returns undefined when valid, or a message for the model. */
 export type InputValidator = (input: JsonValue) => string | undefined;
 
-const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false });
+// The JSON Schema engine is loaded and made when the first Session with tools opens, not when
+// the package is imported: loading ajv and compiling its meta-schemas costs tens of
+// milliseconds a program without tools (or one that only imports the package) need not pay.
+let engine: AjvInstance | undefined;
+let loading: Promise<AjvInstance> | undefined;
+
+/** Loads the schema engine once; later calls share it. */
+export function loadInputValidation(): Promise<void> {
+  loading ??= import("ajv").then(({ Ajv }) => {
+    engine = new Ajv({ allErrors: true, strict: false, validateFormats: false });
+    return engine;
+  });
+  return loading.then(() => undefined);
+}
+
 const compiled = new WeakMap<object, ValidateFunction>();
 
-/** Compiles (once per schema object) a validator for a tool's input schema. */
+/**
+ * Compiles (once per schema object) a validator for a tool's input schema. Call
+ * `loadInputValidation` first: the Session's admission does.
+ */
 export function compileInputValidator(tool: Tool): InputValidator {
+  const ajv = engine;
+  if (!ajv) throw new Error("compileInputValidator was called before loadInputValidation resolved.");
   let validate = compiled.get(tool.inputSchema);
   if (!validate) {
     try {
@@ -17,9 +36,7 @@ export function compileInputValidator(tool: Tool): InputValidator {
     } catch (error) {
       throw new DeclarationError(
         `Tool "${tool.name}": its inputSchema is not a valid JSON Schema: ${(error as Error).message}`,
-        {
-          cause: error,
-        },
+        { cause: error },
       );
     }
     compiled.set(tool.inputSchema, validate);
