@@ -9,6 +9,7 @@ import {
 import type { Redact } from "../shared/redact.js";
 import { malformed, responseError } from "./errors.js";
 import { RESPONSES_PROVIDER } from "./input-items.js";
+import { messageMarker } from "./message-marker.js";
 import type { CodexPricing } from "./options.js";
 import { toUsage } from "./usage.js";
 
@@ -30,6 +31,8 @@ export class ResponseStreamMapper {
   private readonly argumentsById = new Map<string, string>();
   private calledTools = false;
   private refused = false;
+  /** Whether text was emitted since the last content block: a new message item must not continue it. */
+  private textSinceBlock = false;
 
   constructor(
     private readonly pricing: CodexPricing | undefined,
@@ -42,10 +45,10 @@ export class ResponseStreamMapper {
     const event = raw;
     switch (event.type) {
       case "response.output_text.delta":
-        return this.delta("text-delta", event);
+        return this.text(event);
       case "response.refusal.delta":
         this.refused = true;
-        return this.delta("text-delta", event);
+        return this.text(event);
       case "response.reasoning_summary_text.delta":
       case "response.reasoning_text.delta":
         return this.delta("thinking-delta", event);
@@ -57,6 +60,10 @@ export class ResponseStreamMapper {
       case "response.output_item.added":
         if (isObject(event.item) && event.item.type === "function_call" && typeof event.item.id === "string") {
           this.argumentsById.set(event.item.id, typeof event.item.arguments === "string" ? event.item.arguments : "");
+        }
+        // A message that follows another message's text starts a text block of its own.
+        if (isObject(event.item) && event.item.type === "message" && this.textSinceBlock) {
+          return [this.block(messageMarker(undefined))];
         }
         return [];
       case "response.function_call_arguments.delta":
@@ -106,13 +113,28 @@ export class ResponseStreamMapper {
     return event.delta ? [{ type, text: event.delta }] : [];
   }
 
+  private text(event: Json): ModelStreamEvent[] {
+    const events = this.delta("text-delta", event);
+    if (events.length > 0) this.textSinceBlock = true;
+    return events;
+  }
+
+  /** A provider block of this adapter, which also ends the text before it. */
+  private block(data: Json): ModelStreamEvent {
+    this.textSinceBlock = false;
+    return { type: "content", block: { type: "provider", provider: RESPONSES_PROVIDER, data } };
+  }
+
   private itemDone(item: Json): ModelStreamEvent[] {
-    // A message's text arrived as deltas.
-    if (item.type === "message") return [];
+    if (item.type === "message") {
+      // The text arrived as deltas. A phase (gpt-5.x codex models label their messages
+      // `commentary` or `final_answer`) is kept after the text it labels, to be sent back on it.
+      return typeof item.phase === "string" ? [this.block(messageMarker(item.phase))] : [];
+    }
     if (item.type !== "function_call") {
       // Reasoning (with its encrypted content), web search calls and anything newer: kept
       // whole, in place, and sent back unchanged.
-      return [{ type: "content", block: { type: "provider", provider: RESPONSES_PROVIDER, data: item } }];
+      return [this.block(item)];
     }
     if (typeof item.call_id !== "string" || typeof item.name !== "string")
       throw this.broken("a function call without call_id or name");
@@ -131,11 +153,7 @@ export class ResponseStreamMapper {
     }
     this.calledTools = true;
     // The item marks the call's place among the output items and keeps its exact arguments.
-    const data: Json = { ...item, arguments: args };
-    return [
-      { type: "content", block: { type: "provider", provider: RESPONSES_PROVIDER, data } },
-      { type: "tool-call", toolCall },
-    ];
+    return [this.block({ ...item, arguments: args }), { type: "tool-call", toolCall }];
   }
 
   private finish(event: Json, stopReason: StopReason): ModelStreamEvent[] {
