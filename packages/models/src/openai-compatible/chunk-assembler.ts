@@ -13,6 +13,7 @@ import {
 import { type ErrorContext, errorFromStreamPayload, sentence } from "./errors.js";
 import { costOf, type ModelPricing } from "./pricing.js";
 import { ReasoningDetails, reasoningBlock } from "./reasoning-details.js";
+import { usageOf } from "./usage.js";
 
 interface PendingCall {
   id: string | undefined;
@@ -166,17 +167,7 @@ export class ChunkAssembler {
   }
 
   #usageOf(usage: Json): Usage {
-    const count = (value: unknown) => (typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0);
-    const details = isObject(usage.prompt_tokens_details) ? usage.prompt_tokens_details : {};
-    const cacheRead = count(details.cached_tokens);
-    const cacheWrite = count(details.cache_write_tokens);
-    // prompt_tokens counts cached tokens too, which is what Usage.inputTokens means.
-    const base: Usage = {
-      inputTokens: count(usage.prompt_tokens),
-      outputTokens: count(usage.completion_tokens),
-      ...(cacheRead > 0 ? { cacheReadTokens: cacheRead } : {}),
-      ...(cacheWrite > 0 ? { cacheWriteTokens: cacheWrite } : {}),
-    };
+    const base = usageOf(usage);
     return this.#pricing ? { ...base, costUsd: costOf(base, this.#pricing) } : base;
   }
 
