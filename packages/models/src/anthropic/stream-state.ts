@@ -16,6 +16,9 @@ type OpenBlock =
   /** Any other block (thinking, redacted thinking, server tool blocks), kept whole and opaque. */
   | { readonly kind: "opaque"; readonly block: Record<string, unknown>; json: string | undefined };
 
+/** The index a block carried in `message_start` is handled under: no streamed block has it. */
+const START_BLOCK = -1;
+
 const STOP_REASONS: Readonly<Record<string, StopReason>> = {
   end_turn: "end",
   stop_sequence: "end",
@@ -34,6 +37,8 @@ const STOP_REASONS: Readonly<Record<string, StopReason>> = {
 export class StreamState {
   private started = false;
   private stopped = false;
+  /** The id `message_start` gave, to tell a repeat of it from the start of another message. */
+  private messageId: string | undefined;
   private readonly blocks = new Map<number, OpenBlock>();
   private counts: AnthropicTokenCounts = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
   private stopReason: StopReason = "other";
@@ -53,10 +58,7 @@ export class StreamState {
     }
     switch (known.type) {
       case "message_start":
-        if (this.started) throw new ProtocolError("message_start arrived twice.");
-        this.started = true;
-        this.counts = merge(this.counts, known.message?.usage);
-        return [];
+        return this.messageStart(known.message);
       case "content_block_start":
         return this.start(known.index, known.content_block as unknown as Record<string, unknown>);
       case "content_block_delta":
@@ -77,6 +79,34 @@ export class StreamState {
       default:
         return [];
     }
+  }
+
+  /**
+   * The message's start. Its usage is the first count; a `stop_reason` or content blocks it
+   * already carries (Anthropic sends `content: []` and `stop_reason: null`, but the message
+   * object may hold both) are taken as if streamed, the blocks complete and in order. A second
+   * `message_start` with the same id is a repeat and ignored; one with another id is a protocol
+   * error, since one stream carries one message.
+   */
+  private messageStart(message: Partial<Anthropic.Message> | undefined): ModelStreamEvent[] {
+    const id = typeof message?.id === "string" ? message.id : undefined;
+    if (this.started) {
+      if (id === this.messageId) return [];
+      throw new ProtocolError("message_start arrived again for a different message.");
+    }
+    this.started = true;
+    this.messageId = id;
+    this.counts = merge(this.counts, message?.usage);
+    if (message?.stop_reason) this.stopReason = STOP_REASONS[message.stop_reason] ?? "other";
+    const content: unknown = message?.content;
+    if (content === undefined || content === null) return [];
+    if (!Array.isArray(content)) throw new ProtocolError("message_start carried content that is not a list.");
+    const events: ModelStreamEvent[] = [];
+    for (const block of content) {
+      // Each block is complete: it opens and closes at once, so it never meets a streamed one.
+      events.push(...this.start(START_BLOCK, block as Record<string, unknown>), ...this.stop(START_BLOCK));
+    }
+    return events;
   }
 
   private start(index: number, block: Record<string, unknown>): ModelStreamEvent[] {
