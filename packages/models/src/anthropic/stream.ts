@@ -3,6 +3,7 @@ import type { ModelStreamEvent } from "@castellan/harness";
 import { abortError } from "../shared/abort.js";
 import { finishInBackground } from "../shared/release-body.js";
 import { malformed, toModelError } from "./errors.js";
+import { sendMessages } from "./send-messages.js";
 import type { AnthropicPricing } from "./options.js";
 import { ProtocolError, StreamState } from "./stream-state.js";
 
@@ -34,7 +35,7 @@ export async function* streamMessages(
   let stream: { readonly controller: AbortController };
   let requestId: string | undefined;
   try {
-    const { data, request_id } = await client.messages.create(params, { signal }).withResponse();
+    const { data, request_id } = await sendMessages(client, params, signal);
     stream = data;
     events = data[Symbol.asyncIterator]();
     requestId = request_id ?? undefined;
