@@ -11,18 +11,18 @@ import type {
 } from "@ai-sdk/provider";
 import { ModelProviderError, type ModelRequest, type ModelStreamEvent } from "@castellan/harness";
 import { abortError, untilAborted } from "../shared/abort.js";
+import type { Prices } from "../shared/pricing.js";
 import { finishInBackground } from "../shared/release-body.js";
 import { retryBeforeFirstEvent } from "../shared/retry-stream.js";
 import { classifyFailure, ERROR_PROVIDER } from "./errors.js";
 import { type AiSdkProviderToolMapping, toProviderTools } from "./hosted-tools.js";
 import { toFunctionTools, toPrompt } from "./request.js";
 import { StreamMapper } from "./stream-mapper.js";
-import type { AiSdkPricing } from "./usage.js";
 
 /** The binding's fixed settings, resolved from its options. */
 export interface CallSettings {
   readonly specifier: string;
-  readonly pricing: AiSdkPricing | undefined;
+  readonly pricing: Prices | undefined;
   readonly providerOptions: SharedV4ProviderOptions | undefined;
   readonly providerTools: Readonly<Record<string, AiSdkProviderToolMapping>> | undefined;
   readonly maxOutputTokens: number | undefined;

@@ -7,18 +7,19 @@ import {
   malformedToolCall,
   type StopReason,
 } from "@castellan/harness";
+import type { Prices } from "../shared/pricing.js";
 import { classifyFailure, ERROR_PROVIDER } from "./errors.js";
 import { unsupportedHostedTool } from "./hosted-tools.js";
 import { jsonCopy, metadataJson } from "./provider-blocks.js";
 import { content, fileEvents, malformed, metadataOf, parseInput } from "./stream-events.js";
-import { type AiSdkPricing, toUsage } from "./usage.js";
+import { toUsage } from "./usage.js";
 
 type Part<Type extends LanguageModelV4StreamPart["type"]> = Extract<LanguageModelV4StreamPart, { type: Type }>;
 
 /** What the mapper needs to know about the call. */
 export interface StreamMapperOptions {
   readonly specifier: string;
-  readonly pricing: AiSdkPricing | undefined;
+  readonly pricing: Prices | undefined;
   /** The provider tools sent, to notice when the model says it does not support them. */
   readonly providerTools: readonly LanguageModelV4ProviderTool[];
 }

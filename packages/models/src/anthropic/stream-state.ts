@@ -2,8 +2,8 @@
 // stopped by index, message_delta, message_stop) and turns it into harness stream events.
 import type { Anthropic } from "@anthropic-ai/sdk";
 import { type JsonValue, type ModelStreamEvent, malformedToolCall, type StopReason } from "@castellan/harness";
+import type { Prices } from "../shared/pricing.js";
 import { PROVIDER_NAME } from "./messages.js";
-import type { AnthropicPricing } from "./options.js";
 import { type AnthropicTokenCounts, toUsage } from "./usage.js";
 
 /** The stream broke Anthropic's protocol; the caller ends the stream with `model_stream_malformed`. */
@@ -43,7 +43,7 @@ export class StreamState {
   private counts: AnthropicTokenCounts = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
   private stopReason: StopReason = "other";
 
-  constructor(private readonly pricing: AnthropicPricing | undefined) {}
+  constructor(private readonly pricing: Prices | undefined) {}
 
   /** True once `message_stop` arrived. */
   get complete(): boolean {

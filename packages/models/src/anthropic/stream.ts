@@ -1,17 +1,17 @@
 import type { Anthropic } from "@anthropic-ai/sdk";
 import type { ModelStreamEvent } from "@castellan/harness";
 import { abortError } from "../shared/abort.js";
+import type { Prices } from "../shared/pricing.js";
 import { finishInBackground } from "../shared/release-body.js";
 import { malformed, toModelError } from "./errors.js";
 import { sendMessages } from "./send-messages.js";
-import type { AnthropicPricing } from "./options.js";
 import { ProtocolError, StreamState } from "./stream-state.js";
 
 /** What one streamed call needs besides the request. */
 export interface StreamContext {
   readonly client: Anthropic;
   readonly apiKey: string;
-  readonly pricing: AnthropicPricing | undefined;
+  readonly pricing: Prices | undefined;
   readonly signal: AbortSignal;
 }
 

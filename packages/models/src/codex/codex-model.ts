@@ -3,6 +3,7 @@ import OpenAI from "openai";
 import type { ResponseCreateParamsStreaming, ResponseStreamEvent } from "openai/resources/responses/responses";
 import type { Stream } from "openai/streaming";
 import { abortError } from "../shared/abort.js";
+import { checkPricing, type Prices } from "../shared/pricing.js";
 import { type Redact, redactor } from "../shared/redact.js";
 import { finishInBackground } from "../shared/release-body.js";
 import { DEFAULT_MAX_RETRIES, MAX_RETRIES_LIMIT } from "../shared/retry.js";
@@ -17,7 +18,7 @@ import { ResponseStreamMapper } from "./stream-mapper.js";
 interface CallContext {
   readonly client: OpenAI;
   readonly settings: RequestSettings;
-  readonly options: CodexOptions;
+  readonly prices: Prices | undefined;
   readonly maxRetries: number;
   readonly redact: Redact;
 }
@@ -50,6 +51,7 @@ export function codex(options: CodexOptions): ModelBinding {
   if (maxOutputTokens !== undefined && (!Number.isInteger(maxOutputTokens) || maxOutputTokens <= 0)) {
     throw new DeclarationError("codex maxOutputTokens must be a positive integer.");
   }
+  const prices = checkPricing(options.pricing, "codex");
   const client = new OpenAI({
     apiKey: credential,
     baseURL: options.baseURL ?? (accessToken !== undefined ? CHATGPT_CODEX_BASE_URL : OPENAI_BASE_URL),
@@ -64,7 +66,7 @@ export function codex(options: CodexOptions): ModelBinding {
   const context: CallContext = {
     client,
     settings: { model, reasoning: options.reasoning ?? {}, maxOutputTokens },
-    options,
+    prices,
     maxRetries,
     redact: redactor(credential),
   };
@@ -111,7 +113,7 @@ async function* attemptOnce(
     yield { type: "error", error: signal.aborted ? abortError(signal) : classifyError(error, redact, undefined) };
     return;
   }
-  const mapper = new ResponseStreamMapper(context.options.pricing, redact, requestId);
+  const mapper = new ResponseStreamMapper(context.prices, redact, requestId);
   const events = stream[Symbol.asyncIterator]();
   /** Whether the body ended, or is being read to its end after the answer's last event. */
   let ended = false;

@@ -6,11 +6,11 @@ import {
   type StopReason,
   type ToolCall,
 } from "@castellan/harness";
+import type { Prices } from "../shared/pricing.js";
 import type { Redact } from "../shared/redact.js";
 import { malformed, responseError } from "./errors.js";
 import { RESPONSES_PROVIDER } from "./input-items.js";
 import { messageMarker } from "./message-marker.js";
-import type { CodexPricing } from "./options.js";
 import { toUsage } from "./usage.js";
 
 type Json = Record<string, JsonValue>;
@@ -35,7 +35,7 @@ export class ResponseStreamMapper {
   private textSinceBlock = false;
 
   constructor(
-    private readonly pricing: CodexPricing | undefined,
+    private readonly pricing: Prices | undefined,
     private readonly redact: Redact,
     private readonly requestId: string | undefined,
   ) {}

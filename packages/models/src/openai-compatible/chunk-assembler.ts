@@ -10,8 +10,9 @@ import {
   type StopReason,
   type Usage,
 } from "@castellan/harness";
+import type { Prices } from "../shared/pricing.js";
+import { toUsage } from "../shared/usage.js";
 import { type ErrorContext, errorFromStreamPayload, sentence } from "./errors.js";
-import { costOf, type ModelPricing } from "./pricing.js";
 import { ReasoningDetails, reasoningBlock } from "./reasoning-details.js";
 import { usageOf } from "./usage.js";
 
@@ -34,7 +35,7 @@ const stopReasons: Readonly<Record<string, StopReason>> = {
 /** Assembles one streamed answer. `accept` and `complete` throw ModelProviderError on a broken stream. */
 export class ChunkAssembler {
   readonly #context: ErrorContext;
-  readonly #pricing: ModelPricing | undefined;
+  readonly #pricing: Prices | undefined;
   readonly #calls = new Map<number, PendingCall>();
   readonly #reasoning = new ReasoningDetails((what) => this.#malformed(what));
   #lastSlot: number | undefined;
@@ -43,7 +44,7 @@ export class ChunkAssembler {
   #refused = false;
   #callsEmitted = 0;
 
-  constructor(context: ErrorContext, pricing: ModelPricing | undefined) {
+  constructor(context: ErrorContext, pricing: Prices | undefined) {
     this.#context = context;
     this.#pricing = pricing;
   }
@@ -59,7 +60,7 @@ export class ChunkAssembler {
     }
     if (!isObject(chunk)) throw this.#malformed("an event whose data is not a JSON object");
     if (chunk.error !== undefined && chunk.error !== null) throw errorFromStreamPayload(this.#context, chunk.error);
-    if (isObject(chunk.usage)) this.#usage = this.#usageOf(chunk.usage);
+    if (isObject(chunk.usage)) this.#usage = toUsage(usageOf(chunk.usage), this.#pricing);
     if (chunk.choices !== undefined && chunk.choices !== null && !Array.isArray(chunk.choices)) {
       throw this.#malformed("a chunk whose choices are not a list");
     }
@@ -164,11 +165,6 @@ export class ChunkAssembler {
       events.push({ type: "tool-call", toolCall: { id, name: call.name, input } });
     }
     this.#callsEmitted = slots.length;
-  }
-
-  #usageOf(usage: Json): Usage {
-    const base = usageOf(usage);
-    return this.#pricing ? { ...base, costUsd: costOf(base, this.#pricing) } : base;
   }
 
   #malformed(what: string): ModelProviderError {

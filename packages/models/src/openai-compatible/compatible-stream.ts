@@ -5,10 +5,10 @@ import { ModelProviderError, type ModelRequest, type ModelStreamEvent } from "@c
 import type { OpenAI } from "openai";
 import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
 import { abortError } from "../shared/abort.js";
+import type { Prices } from "../shared/pricing.js";
 import { retryBeforeFirstEvent } from "../shared/retry-stream.js";
 import { ChunkAssembler } from "./chunk-assembler.js";
 import { type ErrorContext, errorFromDisconnect, errorFromRequest, sentence } from "./errors.js";
-import type { ModelPricing } from "./pricing.js";
 import { type ChatRequestOptions, chatRequestBody } from "./request-mapping.js";
 import { readSse, SseReadError } from "./sse.js";
 
@@ -20,7 +20,7 @@ export interface CompatibleStreamConfig {
   /** Further attempts after a retryable failure before anything was streamed. */
   readonly maxRetries: number;
   /** The prices at the time of the call (OpenRouter learns them from its catalog). */
-  pricing(): ModelPricing | undefined;
+  pricing(): Prices | undefined;
   /** Runs before the first request of every call, e.g. OpenRouter's catalog check; a failure ends the stream. */
   prepare?(signal: AbortSignal): Promise<void>;
 }

@@ -1,8 +1,8 @@
 // Checks of the factories' options, shared by both adapters: wrong options fail when the
 // binding is created, not at the first request.
 import { DeclarationError } from "@castellan/harness";
+import { checkPricing, type ModelPricing, type Prices } from "../shared/pricing.js";
 import { DEFAULT_MAX_RETRIES, MAX_RETRIES_LIMIT } from "../shared/retry.js";
-import { assertPricing, type ModelPricing } from "./pricing.js";
 
 /** The largest token count `contextWindow` and `maxOutputTokens` accept. */
 const MAX_TOKENS = 100_000_000;
@@ -22,8 +22,8 @@ export interface ChatCallSettings {
   /** DEFAULT_MAX_RETRIES (2) when not given; at most MAX_RETRIES_LIMIT (10). */
   readonly maxRetries: number;
   readonly maxOutputTokens: number | undefined;
-  /** A copy, so the caller changing its object later changes no binding. */
-  readonly pricing: ModelPricing | undefined;
+  /** The checked prices, a frozen copy: the caller changing its object later changes no binding. */
+  readonly pricing: Prices | undefined;
 }
 
 /** Checks the call options of `where` (a factory's name, for messages); throws DeclarationError. */
@@ -35,8 +35,7 @@ export function chatCallSettings(options: ChatCallOptions, where: string): ChatC
     min: 1,
     max: MAX_TOKENS,
   });
-  if (options.pricing !== undefined) assertPricing(options.pricing, where);
-  const pricing = options.pricing === undefined ? undefined : { ...options.pricing };
+  const pricing = checkPricing(options.pricing, where);
   return { contextWindow, maxRetries, maxOutputTokens, pricing };
 }
 

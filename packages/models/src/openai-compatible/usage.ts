@@ -1,12 +1,12 @@
-// A Chat Completions `usage` object → the harness Usage, counting reasoning tokens once.
-import type { Usage } from "@castellan/harness";
+// A Chat Completions `usage` object → token counts, counting reasoning tokens once.
+import type { TokenCounts } from "../shared/usage.js";
 
 type Json = Record<string, unknown>;
 
 /**
- * The usage a server reported. `inputTokens` is `prompt_tokens`, which counts cached tokens too;
- * `cacheReadTokens` / `cacheWriteTokens` come from `prompt_tokens_details` (`cached_tokens`,
- * `cache_write_tokens`), present only when above 0.
+ * The counts a server reported. `inputTokens` is `prompt_tokens`, which counts cached tokens
+ * too; `cacheReadTokens` / `cacheWriteTokens` come from `prompt_tokens_details`
+ * (`cached_tokens`, `cache_write_tokens`).
  *
  * `outputTokens` is `completion_tokens`, plus `completion_tokens_details.reasoning_tokens` when
  * the server counts reasoning apart. Servers differ: OpenAI includes reasoning in
@@ -16,7 +16,7 @@ type Json = Record<string, unknown>;
  * prompt + completion + reasoning. Otherwise it is taken as included, OpenAI's documented
  * convention. Counts that are missing, negative or not numbers are 0.
  */
-export function usageOf(usage: Json): Usage {
+export function usageOf(usage: Json): TokenCounts {
   const prompt = count(usage.prompt_tokens);
   const completion = count(usage.completion_tokens);
   const promptDetails = isObject(usage.prompt_tokens_details) ? usage.prompt_tokens_details : {};
@@ -24,13 +24,11 @@ export function usageOf(usage: Json): Usage {
   const reasoning = count(completionDetails.reasoning_tokens);
   const reasoningApart =
     reasoning > 0 && (reasoning > completion || usage.total_tokens === prompt + completion + reasoning);
-  const cacheRead = count(promptDetails.cached_tokens);
-  const cacheWrite = count(promptDetails.cache_write_tokens);
   return {
     inputTokens: prompt,
     outputTokens: reasoningApart ? completion + reasoning : completion,
-    ...(cacheRead > 0 ? { cacheReadTokens: cacheRead } : {}),
-    ...(cacheWrite > 0 ? { cacheWriteTokens: cacheWrite } : {}),
+    cacheReadTokens: count(promptDetails.cached_tokens),
+    cacheWriteTokens: count(promptDetails.cache_write_tokens),
   };
 }
 

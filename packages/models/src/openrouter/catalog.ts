@@ -2,7 +2,7 @@
 // capabilities and prices.
 import { ModelProviderError } from "@castellan/harness";
 import type { ErrorContext } from "../openai-compatible/errors.js";
-import type { ModelPricing } from "../openai-compatible/pricing.js";
+import type { ModelPricing } from "../shared/pricing.js";
 import { getJson } from "./get-json.js";
 
 /** OpenRouter's API root. */
