@@ -11,6 +11,7 @@ import type {
 } from "@ai-sdk/provider";
 import { ModelProviderError, type ModelRequest, type ModelStreamEvent } from "@castellan/harness";
 import { abortError, untilAborted } from "../shared/abort.js";
+import { malformed } from "../shared/malformed.js";
 import type { Prices } from "../shared/pricing.js";
 import { finishInBackground } from "../shared/release-body.js";
 import { retryBeforeFirstEvent } from "../shared/retry-stream.js";
@@ -109,7 +110,10 @@ async function* attemptCall(
     try {
       reader = result.stream.getReader();
     } catch {
-      yield { type: "error", error: malformed(`${specifier} answered doStream without a readable stream.`) };
+      yield {
+        type: "error",
+        error: malformed(ERROR_PROVIDER, `${specifier} answered doStream without a readable stream.`),
+      };
       return;
     }
     const mapper = new StreamMapper({ specifier, pricing: settings.pricing, providerTools });
@@ -126,7 +130,10 @@ async function* attemptCall(
         events = next.done ? mapper.end() : mapper.map(next.value);
       } catch {
         // A part that does not have the spec's shape.
-        yield { type: "error", error: malformed(`${specifier} sent a stream part that breaks the AI SDK spec.`) };
+        yield {
+          type: "error",
+          error: malformed(ERROR_PROVIDER, `${specifier} sent a stream part that breaks the AI SDK spec.`),
+        };
         return;
       }
       for (const event of events) {
@@ -155,8 +162,4 @@ async function* attemptCall(
       controller.abort();
     }
   }
-}
-
-function malformed(message: string): ModelProviderError {
-  return new ModelProviderError("model_stream_malformed", message, { provider: ERROR_PROVIDER });
 }

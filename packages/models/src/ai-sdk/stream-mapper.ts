@@ -11,7 +11,7 @@ import type { Prices } from "../shared/pricing.js";
 import { classifyFailure, ERROR_PROVIDER } from "./errors.js";
 import { unsupportedHostedTool } from "./hosted-tools.js";
 import { jsonCopy, metadataJson } from "./provider-blocks.js";
-import { content, fileEvents, malformed, metadataOf, parseInput } from "./stream-events.js";
+import { content, fileEvents, malformedPart, metadataOf, parseInput } from "./stream-events.js";
 import { toUsage } from "./usage.js";
 
 type Part<Type extends LanguageModelV4StreamPart["type"]> = Extract<LanguageModelV4StreamPart, { type: Type }>;
@@ -140,7 +140,7 @@ export class StreamMapper {
 
   /** The events when the stream ended without a `finish` part: a malformed stream. */
   end(): ModelStreamEvent[] {
-    return [malformed(`${this.options.specifier} ended its stream without a finish part.`)];
+    return [malformedPart(`${this.options.specifier} ended its stream without a finish part.`)];
   }
 
   private text(id: string, metadata: unknown): OpenText {
@@ -180,7 +180,7 @@ export class StreamMapper {
     }
     if (input === undefined) {
       return [
-        malformed(
+        malformedPart(
           `${this.options.specifier} sent tool call "${part.toolName}" (${part.toolCallId}) with arguments that are not JSON.`,
         ),
       ];
@@ -227,7 +227,7 @@ export class StreamMapper {
     for (const [id, open] of this.inputs) {
       if (open.providerExecuted) continue;
       if (!open.ended)
-        return [...events, malformed(`${specifier} finished while tool call ${id} was still streaming.`)];
+        return [...events, malformedPart(`${specifier} finished while tool call ${id} was still streaming.`)];
       const input = open.textEncoded ? JSON.stringify(open.input) : open.input;
       const mapped = this.toolCall({
         type: "tool-call",
@@ -252,7 +252,7 @@ export class StreamMapper {
         }),
       });
     } else if (unified === "interrupted") {
-      events.push(malformed(`${specifier} ended its stream before the provider said the answer was complete.`));
+      events.push(malformedPart(`${specifier} ended its stream before the provider said the answer was complete.`));
     } else {
       events.push({ type: "finish", stopReason: this.stopReason(unified) });
     }

@@ -1,9 +1,10 @@
 // The authenticated model catalog (GET /v1/models) and a key check built on it.
 import type { Anthropic } from "@anthropic-ai/sdk";
 import { abortError } from "../shared/abort.js";
+import { malformed } from "../shared/malformed.js";
 import { DEFAULT_MAX_RETRIES } from "../shared/retry.js";
 import { createClient } from "./client.js";
-import { make, toModelError } from "./errors.js";
+import { make, PROVIDER, toModelError } from "./errors.js";
 import { checkBaseURL, checkMaxRetries } from "./options.js";
 
 /** Options of `listModels` and `verifyKey`. */
@@ -50,7 +51,7 @@ export async function listModels(options: AnthropicDiscoveryOptions): Promise<An
       for (const model of page.data) models.push(toInfo(model));
       if (!page.hasNextPage()) return models;
       if (pages >= MAX_PAGES) {
-        throw make("model_stream_malformed", `Anthropic's model catalog did not end after ${MAX_PAGES} pages.`, "", {});
+        throw malformed(PROVIDER, `Anthropic's model catalog did not end after ${MAX_PAGES} pages.`);
       }
       page = await page.getNextPage();
     }

@@ -1,9 +1,10 @@
 import type { Anthropic } from "@anthropic-ai/sdk";
 import type { ModelStreamEvent } from "@castellan/harness";
 import { abortError } from "../shared/abort.js";
+import { malformed } from "../shared/malformed.js";
 import type { Prices } from "../shared/pricing.js";
 import { finishInBackground } from "../shared/release-body.js";
-import { malformed, toModelError } from "./errors.js";
+import { PROVIDER, toModelError } from "./errors.js";
 import { sendMessages } from "./send-messages.js";
 import { ProtocolError, StreamState } from "./stream-state.js";
 
@@ -65,7 +66,7 @@ export async function* streamMessages(
         produced = state.accept(next.value);
       } catch (error) {
         if (!(error instanceof ProtocolError)) throw error;
-        failure = malformed(`Anthropic's stream broke its protocol: ${error.message}`, apiKey, requestId);
+        failure = malformed(PROVIDER, `Anthropic's stream broke its protocol: ${error.message}`, { requestId });
         break;
       }
       for (const event of produced) yield event;
@@ -87,7 +88,7 @@ export async function* streamMessages(
       type: "error",
       error: signal.aborted
         ? abortError(signal)
-        : malformed("Anthropic's stream ended before message_stop: the answer is incomplete.", apiKey, requestId),
+        : malformed(PROVIDER, "Anthropic's stream ended before message_stop: the answer is incomplete.", { requestId }),
     };
   }
 }

@@ -3,13 +3,14 @@ import OpenAI from "openai";
 import type { ResponseCreateParamsStreaming, ResponseStreamEvent } from "openai/resources/responses/responses";
 import type { Stream } from "openai/streaming";
 import { abortError } from "../shared/abort.js";
+import { malformed } from "../shared/malformed.js";
 import { checkPricing, type Prices } from "../shared/pricing.js";
 import { type Redact, redactor } from "../shared/redact.js";
 import { finishInBackground } from "../shared/release-body.js";
 import { DEFAULT_MAX_RETRIES, MAX_RETRIES_LIMIT } from "../shared/retry.js";
 import { retryBeforeFirstEvent } from "../shared/retry-stream.js";
 import { codexContextWindow } from "./context-windows.js";
-import { classifyError, malformed } from "./errors.js";
+import { classifyError, PROVIDER } from "./errors.js";
 import { CHATGPT_CODEX_BASE_URL, type CodexOptions, OPENAI_BASE_URL } from "./options.js";
 import { buildParams, type RequestSettings } from "./request.js";
 import { ResponseStreamMapper } from "./stream-mapper.js";
@@ -137,7 +138,7 @@ async function* attemptOnce(
       yield { type: "error", error: abortError(signal) };
       return;
     }
-    throw malformed("The Responses stream ended without response.completed.", requestId);
+    throw malformed(PROVIDER, "The Responses stream ended without response.completed.", { requestId });
   } catch (error) {
     yield { type: "error", error: signal.aborted ? abortError(signal) : classifyError(error, redact, requestId) };
   } finally {

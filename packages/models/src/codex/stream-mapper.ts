@@ -6,9 +6,10 @@ import {
   type StopReason,
   type ToolCall,
 } from "@castellan/harness";
+import { malformed } from "../shared/malformed.js";
 import type { Prices } from "../shared/pricing.js";
 import type { Redact } from "../shared/redact.js";
-import { malformed, responseError } from "./errors.js";
+import { PROVIDER, responseError } from "./errors.js";
 import { RESPONSES_PROVIDER } from "./input-items.js";
 import { messageMarker } from "./message-marker.js";
 import { toUsage } from "./usage.js";
@@ -105,7 +106,7 @@ export class ResponseStreamMapper {
   }
 
   private broken(what: string) {
-    return malformed(`The Responses stream sent a malformed event: ${what}.`, this.requestId);
+    return malformed(PROVIDER, `The Responses stream sent a malformed event: ${what}.`, { requestId: this.requestId });
   }
 
   private delta(type: "text-delta" | "thinking-delta", event: Json): ModelStreamEvent[] {

@@ -4,7 +4,7 @@
 // the final chunk, and the finish reason mapped to a stop reason.
 import {
   type JsonValue,
-  ModelProviderError,
+  type ModelProviderError,
   type ModelStreamEvent,
   malformedToolCall,
   type StopReason,
@@ -12,7 +12,7 @@ import {
 } from "@castellan/harness";
 import type { Prices } from "../shared/pricing.js";
 import { toUsage } from "../shared/usage.js";
-import { type ErrorContext, errorFromStreamPayload, sentence } from "./errors.js";
+import { type ErrorContext, errorFromStreamPayload, malformedAnswer } from "./errors.js";
 import { ReasoningDetails, reasoningBlock } from "./reasoning-details.js";
 import { usageOf } from "./usage.js";
 
@@ -168,9 +168,7 @@ export class ChunkAssembler {
   }
 
   #malformed(what: string): ModelProviderError {
-    return new ModelProviderError("model_stream_malformed", `${sentence(this.#context.label)} sent ${what}.`, {
-      provider: this.#context.provider,
-    });
+    return malformedAnswer(this.#context, what);
   }
 }
 

@@ -8,7 +8,7 @@ import { abortError } from "../shared/abort.js";
 import type { Prices } from "../shared/pricing.js";
 import { retryBeforeFirstEvent } from "../shared/retry-stream.js";
 import { ChunkAssembler } from "./chunk-assembler.js";
-import { type ErrorContext, errorFromDisconnect, errorFromRequest, sentence } from "./errors.js";
+import { type ErrorContext, errorFromDisconnect, errorFromRequest, malformedAnswer, sentence } from "./errors.js";
 import { type ChatRequestOptions, chatRequestBody } from "./request-mapping.js";
 import { readSse, SseReadError } from "./sse.js";
 
@@ -78,7 +78,7 @@ async function* streamOnce(
     await response.body?.cancel().catch(() => undefined);
     yield {
       type: "error",
-      error: malformed(context, `an answer of type "${contentType}" instead of an event stream`),
+      error: malformedAnswer(context, `an answer of type "${contentType}" instead of an event stream`),
     };
     return;
   }
@@ -95,19 +95,13 @@ async function* streamOnce(
       }
       yield* assembler.accept(message.data);
     }
-    yield { type: "error", error: malformed(context, "a stream that ended without data: [DONE]") };
+    yield { type: "error", error: malformedAnswer(context, "a stream that ended without data: [DONE]") };
   } catch (error) {
     if (signal.aborted) yield { type: "error", error: abortError(signal) };
     else if (error instanceof SseReadError)
       yield { type: "error", error: errorFromDisconnect(context, error.cause, signal) };
     else yield { type: "error", error: asError(error) };
   }
-}
-
-function malformed(context: ErrorContext, what: string): ModelProviderError {
-  return new ModelProviderError("model_stream_malformed", `${sentence(context.label)} sent ${what}.`, {
-    provider: context.provider,
-  });
 }
 
 function asError(error: unknown): Error {
