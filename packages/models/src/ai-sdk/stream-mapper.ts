@@ -7,7 +7,9 @@ import {
   malformedToolCall,
   type StopReason,
 } from "@castellan/harness";
+import { malformed } from "../shared/malformed.js";
 import type { Prices } from "../shared/pricing.js";
+import type { AnswerMapping } from "../shared/send-and-read.js";
 import { classifyFailure, ERROR_PROVIDER } from "./errors.js";
 import { unsupportedHostedTool } from "./hosted-tools.js";
 import { jsonCopy, metadataJson } from "./provider-blocks.js";
@@ -50,7 +52,7 @@ interface OpenInput {
  * from the SDK's `tool-call` part (or, failing that, from their streamed input when the stream
  * finishes). A returned `error` or `finish` event is the stream's last.
  */
-export class StreamMapper {
+export class StreamMapper implements AnswerMapping<LanguageModelV4StreamPart> {
   private readonly texts = new Map<string, OpenText>();
   private readonly reasoning = new Map<string, OpenReasoning>();
   private readonly inputs = new Map<string, OpenInput>();
@@ -138,9 +140,9 @@ export class StreamMapper {
     }
   }
 
-  /** The events when the stream ended without a `finish` part: a malformed stream. */
-  end(): ModelStreamEvent[] {
-    return [malformedPart(`${this.options.specifier} ended its stream without a finish part.`)];
+  /** The error when the stream ended without a `finish` part: a malformed stream. */
+  ended(): Error {
+    return malformed(ERROR_PROVIDER, `${this.options.specifier} ended its stream without a finish part.`);
   }
 
   private text(id: string, metadata: unknown): OpenText {

@@ -2,12 +2,15 @@
 // stopped by index, message_delta, message_stop) and turns it into harness stream events.
 import type { Anthropic } from "@anthropic-ai/sdk";
 import { type JsonValue, type ModelStreamEvent, malformedToolCall, type StopReason } from "@castellan/harness";
+import { malformed } from "../shared/malformed.js";
 import type { Prices } from "../shared/pricing.js";
+import type { AnswerMapping } from "../shared/send-and-read.js";
+import { PROVIDER } from "./errors.js";
 import { PROVIDER_NAME } from "./messages.js";
 import { type AnthropicTokenCounts, toUsage } from "./usage.js";
 
-/** The stream broke Anthropic's protocol; the caller ends the stream with `model_stream_malformed`. */
-export class ProtocolError extends Error {}
+/** The stream broke Anthropic's protocol; `map` turns it into `model_stream_malformed`. */
+class ProtocolError extends Error {}
 
 /** A content block being streamed. */
 type OpenBlock =
@@ -30,11 +33,12 @@ const STOP_REASONS: Readonly<Record<string, StopReason>> = {
 };
 
 /**
- * The state of one streamed message. `accept` returns the harness events an Anthropic event
- * produces and throws ProtocolError when the stream breaks the protocol. Unknown event and
- * delta types are ignored, as Anthropic's versioning policy asks of clients.
+ * The state of one streamed message, the Anthropic mapping of the shared send-and-read loop.
+ * `map` returns the harness events an Anthropic event produces and throws a
+ * `model_stream_malformed` error when the stream breaks the protocol. Unknown event and delta
+ * types are ignored, as Anthropic's versioning policy asks of clients.
  */
-export class StreamState {
+export class StreamState implements AnswerMapping<Anthropic.RawMessageStreamEvent | { readonly type: string }> {
   private started = false;
   private stopped = false;
   /** The id `message_start` gave, to tell a repeat of it from the start of another message. */
@@ -43,14 +47,29 @@ export class StreamState {
   private counts: AnthropicTokenCounts = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
   private stopReason: StopReason = "other";
 
-  constructor(private readonly pricing: Prices | undefined) {}
+  constructor(
+    private readonly pricing: Prices | undefined,
+    private readonly requestId: string | undefined,
+  ) {}
 
-  /** True once `message_stop` arrived. */
-  get complete(): boolean {
-    return this.stopped;
+  map(event: Anthropic.RawMessageStreamEvent | { readonly type: string }): ModelStreamEvent[] {
+    try {
+      return this.accept(event);
+    } catch (error) {
+      if (!(error instanceof ProtocolError)) throw error;
+      throw malformed(PROVIDER, `Anthropic's stream broke its protocol: ${error.message}`, {
+        requestId: this.requestId,
+      });
+    }
   }
 
-  accept(event: Anthropic.RawMessageStreamEvent | { readonly type: string }): ModelStreamEvent[] {
+  ended(): Error {
+    return malformed(PROVIDER, "Anthropic's stream ended before message_stop: the answer is incomplete.", {
+      requestId: this.requestId,
+    });
+  }
+
+  private accept(event: Anthropic.RawMessageStreamEvent | { readonly type: string }): ModelStreamEvent[] {
     if (this.stopped) return [];
     const known = event as Anthropic.RawMessageStreamEvent;
     if (known.type !== "message_start" && !this.started && isProtocolEvent(known.type)) {

@@ -9,6 +9,7 @@ import {
 import { malformed } from "../shared/malformed.js";
 import type { Prices } from "../shared/pricing.js";
 import type { Redact } from "../shared/redact.js";
+import type { AnswerMapping } from "../shared/send-and-read.js";
 import { PROVIDER, responseError } from "./errors.js";
 import { RESPONSES_PROVIDER } from "./input-items.js";
 import { messageMarker } from "./message-marker.js";
@@ -21,13 +22,12 @@ function isObject(value: unknown): value is Json {
 }
 
 /**
- * The state of one response stream: tool-call arguments as they arrive and how the response
- * stopped. `map` throws a ModelProviderError when the response fails or the stream breaks its
- * protocol.
+ * The state of one response stream, the Responses mapping of the shared send-and-read loop:
+ * tool-call arguments as they arrive and how the response stopped. `map` throws a
+ * ModelProviderError when the response fails or the stream breaks its protocol; the answer is
+ * complete at `response.completed` or `response.incomplete`.
  */
-export class ResponseStreamMapper {
-  /** True once a terminal event (`response.completed` or `response.incomplete`) was mapped. */
-  finished = false;
+export class ResponseStreamMapper implements AnswerMapping<unknown> {
   /** Function-call arguments so far, by item id. */
   private readonly argumentsById = new Map<string, string>();
   private calledTools = false;
@@ -40,6 +40,12 @@ export class ResponseStreamMapper {
     private readonly redact: Redact,
     private readonly requestId: string | undefined,
   ) {}
+
+  ended(): Error {
+    return malformed(PROVIDER, "The Responses stream ended without response.completed.", {
+      requestId: this.requestId,
+    });
+  }
 
   map(raw: unknown): ModelStreamEvent[] {
     if (!isObject(raw) || typeof raw.type !== "string") throw this.broken("an event without a type");
@@ -158,7 +164,6 @@ export class ResponseStreamMapper {
   }
 
   private finish(event: Json, stopReason: StopReason): ModelStreamEvent[] {
-    this.finished = true;
     const response = isObject(event.response) ? event.response : {};
     const usage = toUsage(response.usage, this.pricing);
     return [...(usage ? [{ type: "usage", usage } as const] : []), { type: "finish", stopReason }];

@@ -2,6 +2,7 @@
 // retries an option may ask for, how long to wait before each, and waiting without outliving
 // the caller's signal.
 import { isModelProviderError } from "@castellan/harness";
+import { abortError } from "./abort.js";
 
 /** Retries when the options name no `maxRetries`. */
 export const DEFAULT_MAX_RETRIES = 2;
@@ -45,4 +46,27 @@ export function waitUnlessAborted(ms: number, signal: AbortSignal): Promise<bool
     }, ms);
     signal.addEventListener("abort", onAbort, { once: true });
   });
+}
+
+/**
+ * Runs `task`, and again after a failure `retryDelay` allows (a retryable ModelProviderError,
+ * at most `maxRetries` times, waiting what it asks up to MAX_RETRY_DELAY_MS): the policy of a
+ * model call, for requests that stream nothing (a catalog page, a key check). Rejects with
+ * the last failure, or with `abortError(signal)` when the signal aborts while waiting.
+ */
+export async function retrying<T>(
+  task: () => Promise<T>,
+  options: { readonly maxRetries: number; readonly signal?: AbortSignal | undefined },
+): Promise<T> {
+  const signal = options.signal ?? new AbortController().signal;
+  for (let retries = 0; ; retries++) {
+    try {
+      return await task();
+    } catch (error) {
+      const delay =
+        error instanceof Error && !signal.aborted ? retryDelay(error, retries, options.maxRetries) : undefined;
+      if (delay === undefined) throw error;
+      if (!(await waitUnlessAborted(delay, signal))) throw abortError(signal);
+    }
+  }
 }
