@@ -1,7 +1,7 @@
 import type { LanguageModelV3, LanguageModelV4, SharedV4ProviderOptions } from "@ai-sdk/provider";
 import { DeclarationError, type ModelBinding } from "@castellan/harness";
 import { checkPricing, type ModelPricing } from "../shared/pricing.js";
-import { DEFAULT_MAX_RETRIES, MAX_RETRIES_LIMIT } from "../shared/retry.js";
+import { retryCount } from "../shared/retry.js";
 import { type CallSettings, streamCall } from "./call.js";
 import type { AiSdkProviderToolMapping } from "./hosted-tools.js";
 import { fromV3 } from "./v3-bridge.js";
@@ -60,12 +60,7 @@ export function aiSdk(languageModel: LanguageModelV4 | LanguageModelV3, options:
   if (contextWindow !== undefined && (!Number.isInteger(contextWindow) || contextWindow <= 0)) {
     throw new DeclarationError(`aiSdk: contextWindow must be a positive integer; got ${String(contextWindow)}.`);
   }
-  const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
-  if (!Number.isInteger(maxRetries) || maxRetries < 0 || maxRetries > MAX_RETRIES_LIMIT) {
-    throw new DeclarationError(
-      `aiSdk: maxRetries must be an integer from 0 to ${MAX_RETRIES_LIMIT}; got ${String(maxRetries)}.`,
-    );
-  }
+  const maxRetries = retryCount(options.maxRetries, "aiSdk");
   const { maxOutputTokens } = options;
   if (maxOutputTokens !== undefined && (!Number.isInteger(maxOutputTokens) || maxOutputTokens <= 0)) {
     throw new DeclarationError(`aiSdk: maxOutputTokens must be a positive integer; got ${String(maxOutputTokens)}.`);

@@ -2,10 +2,10 @@
 import type { Anthropic } from "@anthropic-ai/sdk";
 import { abortError } from "../shared/abort.js";
 import { malformed } from "../shared/malformed.js";
-import { DEFAULT_MAX_RETRIES, retrying } from "../shared/retry.js";
+import { retryCount, retrying } from "../shared/retry.js";
 import { createClient } from "./client.js";
 import { make, PROVIDER, toModelError } from "./errors.js";
-import { checkBaseURL, checkMaxRetries } from "./options.js";
+import { checkBaseURL } from "./options.js";
 
 /** Options of `listModels` and `verifyKey`. */
 export interface AnthropicDiscoveryOptions {
@@ -85,8 +85,7 @@ function discoveryClient(options: AnthropicDiscoveryOptions, where: string) {
   if (typeof options?.apiKey !== "string" || options.apiKey.trim() === "") {
     throw make("model_auth", `${where}: apiKey must be a non-empty string.`, "", { retryable: false });
   }
-  const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
-  checkMaxRetries(maxRetries, where);
+  const maxRetries = retryCount(options.maxRetries, where);
   const client = createClient({ apiKey: options.apiKey, baseURL: checkBaseURL(options.baseURL, where) });
   const { apiKey, signal } = options;
   /** One catalog request: its failure typed, and retried under the shared policy. */

@@ -1,6 +1,6 @@
 import { DeclarationError } from "@castellan/harness";
 import { type CacheRates, checkPricing, type ModelPricing, type Prices } from "../shared/pricing.js";
-import { DEFAULT_MAX_RETRIES, MAX_RETRIES_LIMIT } from "../shared/retry.js";
+import { retryCount } from "../shared/retry.js";
 import { defaultContextWindow } from "./context-windows.js";
 
 /** Where the Anthropic API lives unless `baseURL` says otherwise. */
@@ -82,8 +82,7 @@ export function resolveOptions(options: AnthropicOptions): ResolvedOptions {
   }
   const maxOutputTokens = options.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS;
   positiveInteger(maxOutputTokens, `${where}: maxOutputTokens`);
-  const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
-  checkMaxRetries(maxRetries, where);
+  const maxRetries = retryCount(options.maxRetries, where);
   if (options.contextWindow !== undefined) positiveInteger(options.contextWindow, `${where}: contextWindow`);
   const contextWindow = options.contextWindow ?? defaultContextWindow(options.model);
   const thinking = options.thinking;
@@ -111,13 +110,6 @@ export function resolveOptions(options: AnthropicOptions): ResolvedOptions {
     pricing,
     contextWindow,
   };
-}
-
-/** Checks a `maxRetries` value (shared with discovery). */
-export function checkMaxRetries(value: number, where: string): void {
-  if (!Number.isInteger(value) || value < 0 || value > MAX_RETRIES_LIMIT) {
-    throw new DeclarationError(`${where}: maxRetries must be an integer from 0 to ${MAX_RETRIES_LIMIT}.`);
-  }
 }
 
 /** The base URL to use, checked to be http(s) (shared with discovery). */

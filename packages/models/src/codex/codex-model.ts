@@ -3,7 +3,7 @@ import OpenAI from "openai";
 import type { ResponseCreateParamsStreaming } from "openai/resources/responses/responses";
 import { checkPricing, type Prices } from "../shared/pricing.js";
 import { type Redact, redactor } from "../shared/redact.js";
-import { DEFAULT_MAX_RETRIES, MAX_RETRIES_LIMIT } from "../shared/retry.js";
+import { retryCount } from "../shared/retry.js";
 import { type ProviderExchange, streamModelCall } from "../shared/send-and-read.js";
 import { codexContextWindow } from "./context-windows.js";
 import { classifyError } from "./errors.js";
@@ -36,10 +36,7 @@ export function codex(options: CodexOptions): ModelBinding {
     throw new DeclarationError("codex needs a non-empty apiKey or accessToken.");
   }
   if (typeof model !== "string" || model.length === 0) throw new DeclarationError("codex needs a model id.");
-  const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
-  if (!Number.isInteger(maxRetries) || maxRetries < 0 || maxRetries > MAX_RETRIES_LIMIT) {
-    throw new DeclarationError(`codex maxRetries must be an integer from 0 to ${MAX_RETRIES_LIMIT}.`);
-  }
+  const maxRetries = retryCount(options.maxRetries, "codex");
   if (options.contextWindow !== undefined && (!Number.isInteger(options.contextWindow) || options.contextWindow <= 0)) {
     throw new DeclarationError("codex contextWindow must be a positive integer.");
   }

@@ -2,7 +2,7 @@
 // binding is created, not at the first request.
 import { DeclarationError } from "@castellan/harness";
 import { checkPricing, type ModelPricing, type Prices } from "../shared/pricing.js";
-import { DEFAULT_MAX_RETRIES, MAX_RETRIES_LIMIT } from "../shared/retry.js";
+import { retryCount } from "../shared/retry.js";
 
 /** The largest token count `contextWindow` and `maxOutputTokens` accept. */
 const MAX_TOKENS = 100_000_000;
@@ -29,8 +29,7 @@ export interface ChatCallSettings {
 /** Checks the call options of `where` (a factory's name, for messages); throws DeclarationError. */
 export function chatCallSettings(options: ChatCallOptions, where: string): ChatCallSettings {
   const contextWindow = optionalInteger(options.contextWindow, where, "contextWindow", { min: 1, max: MAX_TOKENS });
-  const maxRetries =
-    optionalInteger(options.maxRetries, where, "maxRetries", { min: 0, max: MAX_RETRIES_LIMIT }) ?? DEFAULT_MAX_RETRIES;
+  const maxRetries = retryCount(options.maxRetries, where);
   const maxOutputTokens = optionalInteger(options.maxOutputTokens, where, "maxOutputTokens", {
     min: 1,
     max: MAX_TOKENS,
