@@ -37,9 +37,11 @@ function fromApiError(error: APIError, apiKey: string): ModelProviderError {
   const requestId = error.requestID ?? requestIdOf(error.error);
   const label = [status, type].filter((part) => part !== undefined).join(" ");
   const summary = `${SUMMARIES[code]} (${label || "no status"}): ${detail}`;
-  const wait = code === "model_rate_limited" || code === "model_overloaded" ? retryAfterMs(error.headers) : undefined;
+  // Honoured for every answer that names a wait, as by every adapter: servers send it with 5xx too.
+  const wait = retryAfterMs(error.headers);
+  // The SDK's error is not kept as the cause: it holds the server's raw answer, which may echo
+  // the key, and this error already says what it said (redacted).
   return make(code, summary, apiKey, {
-    cause: error,
     ...(status !== undefined ? { status } : {}),
     ...(requestId ? { requestId } : {}),
     ...(wait !== undefined ? { retryAfterMs: wait } : {}),
