@@ -1,9 +1,9 @@
 import type { LanguageModelV3, LanguageModelV4, SharedV4ProviderOptions } from "@ai-sdk/provider";
 import { DeclarationError, type ModelBinding } from "@castellan/harness";
-import { DEFAULT_MAX_RETRIES, MAX_RETRIES_LIMIT } from "../shared/retry.js";
+import { checkPricing, type ModelPricing } from "../shared/pricing.js";
+import { retryCount } from "../shared/retry.js";
 import { type CallSettings, streamCall } from "./call.js";
 import type { AiSdkProviderToolMapping } from "./hosted-tools.js";
-import type { AiSdkPricing } from "./usage.js";
 import { fromV3 } from "./v3-bridge.js";
 
 /** Options of `aiSdk`. */
@@ -15,8 +15,11 @@ export interface AiSdkOptions {
    * so the default is none: automatic compaction then needs `contextBudget.contextWindow`.
    */
   readonly contextWindow?: number;
-  /** Prices per million tokens, to report `costUsd`. Default: no cost is reported. */
-  readonly pricing?: AiSdkPricing;
+  /**
+   * Prices per million tokens, to report `costUsd`; checked when the binding is made. Default:
+   * no cost is reported. Missing cache prices are `inputPerMillion`.
+   */
+  readonly pricing?: ModelPricing;
   /**
    * Provider options sent with every call, keyed by provider, e.g. `{ openai: { store: false } }`
    * or `{ anthropic: { thinking: { type: "enabled", budgetTokens: 4000 } } }`. Default none.
@@ -57,24 +60,19 @@ export function aiSdk(languageModel: LanguageModelV4 | LanguageModelV3, options:
   if (contextWindow !== undefined && (!Number.isInteger(contextWindow) || contextWindow <= 0)) {
     throw new DeclarationError(`aiSdk: contextWindow must be a positive integer; got ${String(contextWindow)}.`);
   }
-  const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
-  if (!Number.isInteger(maxRetries) || maxRetries < 0 || maxRetries > MAX_RETRIES_LIMIT) {
-    throw new DeclarationError(
-      `aiSdk: maxRetries must be an integer from 0 to ${MAX_RETRIES_LIMIT}; got ${String(maxRetries)}.`,
-    );
-  }
+  const maxRetries = retryCount(options.maxRetries, "aiSdk");
   const { maxOutputTokens } = options;
   if (maxOutputTokens !== undefined && (!Number.isInteger(maxOutputTokens) || maxOutputTokens <= 0)) {
     throw new DeclarationError(`aiSdk: maxOutputTokens must be a positive integer; got ${String(maxOutputTokens)}.`);
   }
-  checkPricing(options.pricing);
+  const pricing = checkPricing(options.pricing, "aiSdk");
   const specifier = options.specifier ?? `${model.provider}/${model.modelId}`;
   if (typeof specifier !== "string" || specifier.length === 0) {
     throw new DeclarationError("aiSdk: specifier must be a non-empty string.");
   }
   const settings: CallSettings = Object.freeze({
     specifier,
-    pricing: options.pricing === undefined ? undefined : Object.freeze({ ...options.pricing }),
+    pricing,
     providerOptions: options.providerOptions === undefined ? undefined : structuredClone(options.providerOptions),
     providerTools: options.providerTools === undefined ? undefined : structuredClone(options.providerTools),
     maxOutputTokens,
@@ -97,18 +95,4 @@ function checkModel(model: LanguageModelV4 | LanguageModelV3): LanguageModelV4 {
   throw new DeclarationError(
     `aiSdk: the language model implements specification ${JSON.stringify(candidate.specificationVersion)}; this adapter speaks "v4" and "v3" (@ai-sdk/provider 4 and 3). Use a newer provider package.`,
   );
-}
-
-function checkPricing(pricing: AiSdkPricing | undefined): void {
-  if (pricing === undefined) return;
-  for (const [key, value] of Object.entries(pricing)) {
-    if (value !== undefined && (typeof value !== "number" || !Number.isFinite(value) || value < 0)) {
-      throw new DeclarationError(
-        `aiSdk: pricing.${key} must be a non-negative number of US dollars per million tokens.`,
-      );
-    }
-  }
-  if (pricing.inputPerMillion === undefined || pricing.outputPerMillion === undefined) {
-    throw new DeclarationError("aiSdk: pricing needs inputPerMillion and outputPerMillion.");
-  }
 }

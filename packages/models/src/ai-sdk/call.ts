@@ -1,6 +1,6 @@
-// One model call through an AI SDK language model: build the call options, run `doStream`,
-// map its parts, retry a failure that came before anything was streamed, and end promptly
-// with an `error` event when the caller aborts.
+// One model call through an AI SDK language model: build the call options, and run `doStream`
+// with its parts mapped under the shared send-and-read loop and retry policy
+// (shared/send-and-read.ts), which also ends the call promptly when the caller aborts.
 import type {
   LanguageModelV4,
   LanguageModelV4CallOptions,
@@ -10,19 +10,19 @@ import type {
   SharedV4ProviderOptions,
 } from "@ai-sdk/provider";
 import { ModelProviderError, type ModelRequest, type ModelStreamEvent } from "@castellan/harness";
-import { abortError, untilAborted } from "../shared/abort.js";
-import { finishInBackground } from "../shared/release-body.js";
-import { retryBeforeFirstEvent } from "../shared/retry-stream.js";
+import { abortError } from "../shared/abort.js";
+import { malformed } from "../shared/malformed.js";
+import type { Prices } from "../shared/pricing.js";
+import { type OpenAnswer, type ProviderExchange, streamModelCall } from "../shared/send-and-read.js";
 import { classifyFailure, ERROR_PROVIDER } from "./errors.js";
 import { type AiSdkProviderToolMapping, toProviderTools } from "./hosted-tools.js";
 import { toFunctionTools, toPrompt } from "./request.js";
 import { StreamMapper } from "./stream-mapper.js";
-import type { AiSdkPricing } from "./usage.js";
 
 /** The binding's fixed settings, resolved from its options. */
 export interface CallSettings {
   readonly specifier: string;
-  readonly pricing: AiSdkPricing | undefined;
+  readonly pricing: Prices | undefined;
   readonly providerOptions: SharedV4ProviderOptions | undefined;
   readonly providerTools: Readonly<Record<string, AiSdkProviderToolMapping>> | undefined;
   readonly maxOutputTokens: number | undefined;
@@ -57,7 +57,7 @@ export async function* streamCall(
     yield { type: "error", error: classifyFailure(error, "request", settings.specifier) };
     return;
   }
-  yield* retryBeforeFirstEvent(() => attemptCall(model, prepared.options, prepared.providerTools, signal, settings), {
+  yield* streamModelCall(partsExchange(model, prepared.options, prepared.providerTools, settings), {
     maxRetries: settings.maxRetries,
     signal,
   });
@@ -78,85 +78,49 @@ function callOptions(
   };
 }
 
-/** One attempt: its events, ending with `finish` or with one `error` (the abort's when aborted). */
-async function* attemptCall(
+/** The parts of a `doStream` result, read one at a time. */
+function openParts(result: LanguageModelV4StreamResult, specifier: string): OpenAnswer<LanguageModelV4StreamPart> {
+  let reader: ReadableStreamDefaultReader<LanguageModelV4StreamPart>;
+  try {
+    reader = result.stream.getReader();
+  } catch {
+    throw malformed(ERROR_PROVIDER, `${specifier} answered doStream without a readable stream.`);
+  }
+  return {
+    items: {
+      next: () =>
+        reader
+          .read()
+          .then((read) => (read.done ? { done: true, value: undefined } : { done: false, value: read.value })),
+    },
+    // A provider may not listen to its signal: cancelling the reader ends its stream too.
+    cancel: () => {
+      reader.cancel().catch(() => undefined);
+    },
+  };
+}
+
+/** One attempt's `doStream` call and the reading of its parts, for the shared send-and-read loop. */
+function partsExchange(
   model: LanguageModelV4,
   options: LanguageModelV4CallOptions,
   providerTools: readonly LanguageModelV4ProviderTool[],
-  signal: AbortSignal,
   settings: CallSettings,
-): AsyncGenerator<ModelStreamEvent> {
+): ProviderExchange<LanguageModelV4StreamPart> {
   const { specifier } = settings;
-  // The SDK gets its own signal so the attempt can be torn down however it ends.
-  const controller = new AbortController();
-  const forward = () => controller.abort(signal.reason);
-  signal.addEventListener("abort", forward, { once: true });
-  let reader: ReadableStreamDefaultReader<LanguageModelV4StreamPart> | undefined;
-  /** Whether the answer is complete: its stream is then read to its end rather than torn down. */
-  let ended = false;
-  try {
-    let result: LanguageModelV4StreamResult;
-    try {
-      const started = Promise.resolve().then(() => model.doStream({ ...options, abortSignal: controller.signal }));
-      result = await untilAborted(started, signal);
-    } catch (error) {
-      yield {
-        type: "error",
-        error: signal.aborted ? abortError(signal) : classifyFailure(error, "request", specifier),
-      };
-      return;
-    }
-    try {
-      reader = result.stream.getReader();
-    } catch {
-      yield { type: "error", error: malformed(`${specifier} answered doStream without a readable stream.`) };
-      return;
-    }
-    const mapper = new StreamMapper({ specifier, pricing: settings.pricing, providerTools });
-    while (true) {
-      let next: ReadableStreamReadResult<LanguageModelV4StreamPart>;
-      try {
-        next = await untilAborted(reader.read(), signal);
-      } catch (error) {
-        yield { type: "error", error: signal.aborted ? abortError(signal) : classifyFailure(error, "read", specifier) };
-        return;
-      }
-      let events: ModelStreamEvent[];
-      try {
-        events = next.done ? mapper.end() : mapper.map(next.value);
-      } catch {
-        // A part that does not have the spec's shape.
-        yield { type: "error", error: malformed(`${specifier} sent a stream part that breaks the AI SDK spec.`) };
-        return;
-      }
-      for (const event of events) {
-        if (event.type === "error") {
-          yield { type: "error", error: classifyFailure(event.error, "stream", specifier) };
-          return;
-        }
-        yield event;
-        if (event.type === "finish") {
-          // The stream ends after its finish part: reading on to that end finishes the request.
-          ended = true;
-          const finished = reader;
-          finishInBackground(finished.read(), () => {
-            finished.cancel().catch(() => undefined);
-            controller.abort();
-          });
-          return;
-        }
-      }
-    }
-  } finally {
-    signal.removeEventListener("abort", forward);
-    // Failed, aborted or abandoned by the caller: nothing of the attempt stays open.
-    if (!ended) {
-      reader?.cancel().catch(() => undefined);
-      controller.abort();
-    }
-  }
-}
-
-function malformed(message: string): ModelProviderError {
-  return new ModelProviderError("model_stream_malformed", message, { provider: ERROR_PROVIDER });
+  return {
+    send: (signal) =>
+      // The model gets the attempt's signal, so the attempt can be torn down however it ends.
+      // Chained rather than awaited: cancels the SDK makes of its own reader while opening the
+      // stream are then not attributed to this adapter by async stack traces.
+      model.doStream({ ...options, abortSignal: signal }).then((result) => openParts(result, specifier)),
+    mapping: () => new StreamMapper({ specifier, pricing: settings.pricing, providerTools }),
+    classify(error, site) {
+      if (error instanceof ModelProviderError) return error;
+      // A part that does not have the spec's shape.
+      if (site === "map")
+        return malformed(ERROR_PROVIDER, `${specifier} sent a stream part that breaks the AI SDK spec.`);
+      return classifyFailure(error, site === "send" ? "request" : "read", specifier);
+    },
+  };
 }

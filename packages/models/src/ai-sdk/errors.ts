@@ -1,13 +1,14 @@
 // Failures of an AI SDK model call → ModelProviderError, classified from structured fields
-// only: the HTTP status, `isRetryable`, the response headers and the provider's error type or
-// code, and the AI SDK's error names. Never from message text.
+// only: the HTTP status and the provider's error type or code (error-table.ts), `isRetryable`,
+// the response headers, and the AI SDK's error names. Never from message text.
 //
 // The original error is not attached as `cause`: an APICallError carries the request body, the
 // URL and the raw response body, any of which may echo a credential the wrapped provider holds
 // (and this adapter never sees, so it cannot redact it).
 import { type ModelErrorCode, ModelProviderError } from "@castellan/harness";
-import { codeFromStatus } from "../shared/http-status.js";
+import { errorCode, isFinal } from "../shared/error-table.js";
 import { retryAfterMs } from "../shared/retry-after.js";
+import { aiSdkErrors } from "./error-table.js";
 
 /** The `provider` of every error this adapter raises. */
 export const ERROR_PROVIDER = "ai-sdk";
@@ -20,22 +21,6 @@ export type FailureSite =
   | "stream"
   /** Reading the stream failed (the connection dropped). */
   | "read";
-
-/** The provider error types (Anthropic- and OpenAI-style `type`/`code` fields) with a fixed meaning. */
-const PROVIDER_TYPES: Readonly<Record<string, ModelErrorCode>> = {
-  context_length_exceeded: "model_context_overflow",
-  model_not_found: "model_unknown",
-  overloaded_error: "model_overloaded",
-  rate_limit_error: "model_rate_limited",
-  rate_limit_exceeded: "model_rate_limited",
-  authentication_error: "model_auth",
-  permission_error: "model_auth",
-  invalid_api_key: "model_auth",
-  invalid_request_error: "model_bad_request",
-  not_found_error: "model_bad_request",
-  api_error: "model_server_error",
-  server_error: "model_server_error",
-};
 
 /** AI SDK error names (the `name` of its AISDKError classes) with a fixed meaning. */
 const SDK_ERRORS: Readonly<Record<string, ModelErrorCode>> = {
@@ -68,8 +53,10 @@ export function classifyFailure(error: unknown, site: FailureSite, specifier: st
   const code = codeOf(facts, site);
   const retryAfter = retryAfterMs(facts.headers);
   const requestId = facts.headers["x-request-id"] ?? facts.headers["request-id"];
-  // The SDK's own verdict on retrying is kept, except that a refused credential never is.
-  const retryable = code === "model_auth" ? false : (facts.retryable ?? defaultRetryable(code));
+  // The SDK's own verdict on retrying is kept, except that a refused credential or an
+  // exhausted quota never is.
+  const final = code === "model_auth" || isFinal(aiSdkErrors, { types: [facts.providerType] });
+  const retryable = final ? false : (facts.retryable ?? defaultRetryable(code));
   return new ModelProviderError(code, messageOf(code, facts, specifier, requestId), {
     provider: ERROR_PROVIDER,
     ...(facts.status === undefined ? {} : { status: facts.status }),
@@ -80,17 +67,8 @@ export function classifyFailure(error: unknown, site: FailureSite, specifier: st
 }
 
 function codeOf(facts: Facts, site: FailureSite): ModelErrorCode {
-  const byType = facts.providerType === undefined ? undefined : PROVIDER_TYPES[facts.providerType];
-  if (byType === "model_context_overflow" || byType === "model_unknown") return byType;
-  const { status } = facts;
-  if (status !== undefined) {
-    // 413: the request is larger than the provider takes; shortening it is the fix.
-    if (status === 413) return "model_context_overflow";
-    const byStatus = codeFromStatus(status);
-    // A plain 4xx whose body names a credential problem (e.g. `invalid_api_key`) is one.
-    return byStatus === "model_bad_request" && byType === "model_auth" ? byType : byStatus;
-  }
-  if (byType !== undefined) return byType;
+  const byTable = errorCode(aiSdkErrors, { status: facts.status, types: [facts.providerType] });
+  if (byTable !== undefined) return byTable;
   const bySdk = facts.name === undefined ? undefined : SDK_ERRORS[facts.name];
   if (bySdk !== undefined) return bySdk;
   // An APICallError without a status is the SDK's "could not connect"; a failed read is a drop.

@@ -1,7 +1,8 @@
 // Small builders of the events a stream maps to: provider blocks, generated files, parsed tool
 // arguments and malformed-stream errors.
 import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
-import { type JsonObject, type JsonValue, ModelProviderError, type ModelStreamEvent } from "@castellan/harness";
+import type { JsonObject, JsonValue, ModelStreamEvent } from "@castellan/harness";
+import { malformed } from "../shared/malformed.js";
 import { bytesToBase64 } from "./base64.js";
 import { ERROR_PROVIDER } from "./errors.js";
 import { type AiSdkBlockData, aiSdkBlock, jsonCopy, metadataJson } from "./provider-blocks.js";
@@ -59,9 +60,7 @@ function base64(data: Uint8Array | string): string {
   return typeof data === "string" ? data : bytesToBase64(data);
 }
 
-export function malformed(message: string): ModelStreamEvent {
-  return {
-    type: "error",
-    error: new ModelProviderError("model_stream_malformed", message, { provider: ERROR_PROVIDER }),
-  };
+/** The event a stream that breaks the AI SDK's spec ends with. */
+export function malformedPart(message: string): ModelStreamEvent {
+  return { type: "error", error: malformed(ERROR_PROVIDER, message) };
 }

@@ -7,18 +7,21 @@ import {
   malformedToolCall,
   type StopReason,
 } from "@castellan/harness";
+import { malformed } from "../shared/malformed.js";
+import type { Prices } from "../shared/pricing.js";
+import type { AnswerMapping } from "../shared/send-and-read.js";
 import { classifyFailure, ERROR_PROVIDER } from "./errors.js";
 import { unsupportedHostedTool } from "./hosted-tools.js";
 import { jsonCopy, metadataJson } from "./provider-blocks.js";
-import { content, fileEvents, malformed, metadataOf, parseInput } from "./stream-events.js";
-import { type AiSdkPricing, toUsage } from "./usage.js";
+import { content, fileEvents, malformedPart, metadataOf, parseInput } from "./stream-events.js";
+import { toUsage } from "./usage.js";
 
 type Part<Type extends LanguageModelV4StreamPart["type"]> = Extract<LanguageModelV4StreamPart, { type: Type }>;
 
 /** What the mapper needs to know about the call. */
 export interface StreamMapperOptions {
   readonly specifier: string;
-  readonly pricing: AiSdkPricing | undefined;
+  readonly pricing: Prices | undefined;
   /** The provider tools sent, to notice when the model says it does not support them. */
   readonly providerTools: readonly LanguageModelV4ProviderTool[];
 }
@@ -49,7 +52,7 @@ interface OpenInput {
  * from the SDK's `tool-call` part (or, failing that, from their streamed input when the stream
  * finishes). A returned `error` or `finish` event is the stream's last.
  */
-export class StreamMapper {
+export class StreamMapper implements AnswerMapping<LanguageModelV4StreamPart> {
   private readonly texts = new Map<string, OpenText>();
   private readonly reasoning = new Map<string, OpenReasoning>();
   private readonly inputs = new Map<string, OpenInput>();
@@ -137,9 +140,9 @@ export class StreamMapper {
     }
   }
 
-  /** The events when the stream ended without a `finish` part: a malformed stream. */
-  end(): ModelStreamEvent[] {
-    return [malformed(`${this.options.specifier} ended its stream without a finish part.`)];
+  /** The error when the stream ended without a `finish` part: a malformed stream. */
+  ended(): Error {
+    return malformed(ERROR_PROVIDER, `${this.options.specifier} ended its stream without a finish part.`);
   }
 
   private text(id: string, metadata: unknown): OpenText {
@@ -179,7 +182,7 @@ export class StreamMapper {
     }
     if (input === undefined) {
       return [
-        malformed(
+        malformedPart(
           `${this.options.specifier} sent tool call "${part.toolName}" (${part.toolCallId}) with arguments that are not JSON.`,
         ),
       ];
@@ -226,7 +229,7 @@ export class StreamMapper {
     for (const [id, open] of this.inputs) {
       if (open.providerExecuted) continue;
       if (!open.ended)
-        return [...events, malformed(`${specifier} finished while tool call ${id} was still streaming.`)];
+        return [...events, malformedPart(`${specifier} finished while tool call ${id} was still streaming.`)];
       const input = open.textEncoded ? JSON.stringify(open.input) : open.input;
       const mapped = this.toolCall({
         type: "tool-call",
@@ -251,7 +254,7 @@ export class StreamMapper {
         }),
       });
     } else if (unified === "interrupted") {
-      events.push(malformed(`${specifier} ended its stream before the provider said the answer was complete.`));
+      events.push(malformedPart(`${specifier} ended its stream before the provider said the answer was complete.`));
     } else {
       events.push({ type: "finish", stopReason: this.stopReason(unified) });
     }

@@ -1,10 +1,11 @@
 // The authenticated model catalog (GET /v1/models) and a key check built on it.
 import type { Anthropic } from "@anthropic-ai/sdk";
 import { abortError } from "../shared/abort.js";
-import { DEFAULT_MAX_RETRIES } from "../shared/retry.js";
+import { malformed } from "../shared/malformed.js";
+import { retryCount, retrying } from "../shared/retry.js";
 import { createClient } from "./client.js";
-import { make, toModelError } from "./errors.js";
-import { checkBaseURL, checkMaxRetries } from "./options.js";
+import { make, PROVIDER, toModelError } from "./errors.js";
+import { checkBaseURL } from "./options.js";
 
 /** Options of `listModels` and `verifyKey`. */
 export interface AnthropicDiscoveryOptions {
@@ -13,7 +14,10 @@ export interface AnthropicDiscoveryOptions {
   readonly baseURL?: string;
   /** Aborting it stops the request; the promise rejects with the signal's reason. */
   readonly signal?: AbortSignal;
-  /** Retries of a page request that failed (429, 5xx, connection). Default 2, at most 10. */
+  /**
+   * Retries of a page request that failed (429, 5xx, connection), under the shared policy
+   * (honouring `retry-after` up to 60 s). Default 2, at most 10.
+   */
   readonly maxRetries?: number;
 }
 
@@ -41,22 +45,23 @@ const MAX_PAGES = 100;
  * aborted, with the signal's reason.
  */
 export async function listModels(options: AnthropicDiscoveryOptions): Promise<AnthropicModelInfo[]> {
-  const { client, signal } = discoveryClient(options, "listModels()");
+  const { client, signal, request } = discoveryClient(options, "listModels()");
   if (signal?.aborted) throw abortError(signal);
   const models: AnthropicModelInfo[] = [];
   try {
-    let page = await client.models.list({ limit: PAGE_SIZE }, signal ? { signal } : undefined);
+    let page = await request(() => client.models.list({ limit: PAGE_SIZE }, signal ? { signal } : undefined));
     for (let pages = 1; ; pages++) {
       for (const model of page.data) models.push(toInfo(model));
       if (!page.hasNextPage()) return models;
       if (pages >= MAX_PAGES) {
-        throw make("model_stream_malformed", `Anthropic's model catalog did not end after ${MAX_PAGES} pages.`, "", {});
+        throw malformed(PROVIDER, `Anthropic's model catalog did not end after ${MAX_PAGES} pages.`);
       }
-      page = await page.getNextPage();
+      const current = page;
+      page = await request(() => current.getNextPage());
     }
   } catch (error) {
     if (signal?.aborted) throw abortError(signal);
-    throw toModelError(error, options.apiKey);
+    throw error;
   }
 }
 
@@ -66,13 +71,13 @@ export async function listModels(options: AnthropicDiscoveryOptions): Promise<An
  * when the check itself failed (network, server), or with the signal's reason when aborted.
  */
 export async function verifyKey(options: AnthropicDiscoveryOptions): Promise<void> {
-  const { client, signal } = discoveryClient(options, "verifyKey()");
+  const { client, signal, request } = discoveryClient(options, "verifyKey()");
   if (signal?.aborted) throw abortError(signal);
   try {
-    await client.models.list({ limit: 1 }, signal ? { signal } : undefined);
+    await request(() => client.models.list({ limit: 1 }, signal ? { signal } : undefined));
   } catch (error) {
     if (signal?.aborted) throw abortError(signal);
-    throw toModelError(error, options.apiKey);
+    throw error;
   }
 }
 
@@ -80,10 +85,22 @@ function discoveryClient(options: AnthropicDiscoveryOptions, where: string) {
   if (typeof options?.apiKey !== "string" || options.apiKey.trim() === "") {
     throw make("model_auth", `${where}: apiKey must be a non-empty string.`, "", { retryable: false });
   }
-  const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
-  checkMaxRetries(maxRetries, where);
-  const client = createClient({ apiKey: options.apiKey, baseURL: checkBaseURL(options.baseURL, where), maxRetries });
-  return { client, signal: options.signal };
+  const maxRetries = retryCount(options.maxRetries, where);
+  const client = createClient({ apiKey: options.apiKey, baseURL: checkBaseURL(options.baseURL, where) });
+  const { apiKey, signal } = options;
+  /** One catalog request: its failure typed, and retried under the shared policy. */
+  const request = <T>(send: () => PromiseLike<T>): Promise<T> =>
+    retrying(
+      async () => {
+        try {
+          return await send();
+        } catch (error) {
+          throw toModelError(error, apiKey);
+        }
+      },
+      { maxRetries, signal },
+    );
+  return { client, signal, request };
 }
 
 function toInfo(model: Anthropic.ModelInfo): AnthropicModelInfo {

@@ -1,3 +1,4 @@
+export type { ModelPricing } from "../shared/pricing.js";
 export { anthropicContextWindows, defaultContextWindow } from "./context-windows.js";
 export {
   type AnthropicDiscoveryOptions,
@@ -7,8 +8,8 @@ export {
 } from "./discovery.js";
 export { anthropic } from "./model.js";
 export {
+  ANTHROPIC_CACHE_RATES,
   type AnthropicOptions,
-  type AnthropicPricing,
   type AnthropicThinking,
   DEFAULT_MAX_OUTPUT_TOKENS,
 } from "./options.js";

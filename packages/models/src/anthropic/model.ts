@@ -27,7 +27,7 @@ import { streamMessages } from "./stream.js";
 export function anthropic(options: AnthropicOptions): ModelBinding {
   const settings = resolveOptions(options);
   const { apiKey } = settings;
-  const client = createClient(settings);
+  const client = createClient({ apiKey, baseURL: settings.baseURL });
   return {
     specifier: `anthropic/${settings.model}`,
     ...(settings.contextWindow !== undefined ? { contextWindow: settings.contextWindow } : {}),
@@ -53,6 +53,7 @@ export function anthropic(options: AnthropicOptions): ModelBinding {
         client,
         apiKey,
         pricing: settings.pricing,
+        maxRetries: settings.maxRetries,
         signal,
       });
     },

@@ -1,5 +1,6 @@
 import { DeclarationError } from "@castellan/harness";
-import { DEFAULT_MAX_RETRIES, MAX_RETRIES_LIMIT } from "../shared/retry.js";
+import { type CacheRates, checkPricing, type ModelPricing, type Prices } from "../shared/pricing.js";
+import { retryCount } from "../shared/retry.js";
 import { defaultContextWindow } from "./context-windows.js";
 
 /** Where the Anthropic API lives unless `baseURL` says otherwise. */
@@ -10,21 +11,10 @@ export const DEFAULT_MAX_OUTPUT_TOKENS = 4_096;
 export const MIN_THINKING_BUDGET = 1_024;
 
 /**
- * Prices of one model in US dollars per million tokens, used to report `costUsd`. Anthropic's
- * catalog does not publish prices, so they are the caller's to supply.
+ * Anthropic's cache prices as multiples of the input price: reads cost a tenth, writes 1.25×
+ * (the 5-minute cache; set `cacheWritePerMillion` for the 1-hour cache, which costs 2×).
  */
-export interface AnthropicPricing {
-  /** Uncached input tokens. */
-  readonly inputPerMillion: number;
-  readonly outputPerMillion: number;
-  /** Input tokens read from the prompt cache. Default: a tenth of `inputPerMillion` (Anthropic's rate). */
-  readonly cacheReadPerMillion?: number;
-  /**
-   * Input tokens written to the prompt cache. Default: 1.25 × `inputPerMillion` (Anthropic's
-   * rate for the 5-minute cache; set it for the 1-hour cache, which costs 2×).
-   */
-  readonly cacheWritePerMillion?: number;
-}
+export const ANTHROPIC_CACHE_RATES: CacheRates = Object.freeze({ read: 0.1, write: 1.25 });
 
 /**
  * Extended thinking: `{ budgetTokens }` enables it with that budget (at least 1,024 and less
@@ -54,8 +44,12 @@ export interface AnthropicOptions {
    * at most 10.
    */
   readonly maxRetries?: number;
-  /** Prices for `costUsd` in usage events. Without them no cost is reported. */
-  readonly pricing?: AnthropicPricing;
+  /**
+   * Prices for `costUsd` in usage events (Anthropic's catalog publishes none). Default: no cost
+   * is reported. Missing cache prices follow Anthropic's rates (ANTHROPIC_CACHE_RATES): a tenth
+   * of `inputPerMillion` for reads, 1.25× for writes.
+   */
+  readonly pricing?: ModelPricing;
   /**
    * The model's context window in tokens. Default: the documented window of the model's family
    * (`defaultContextWindow`), or none for an id the table does not know; then automatic
@@ -72,7 +66,7 @@ export interface ResolvedOptions {
   readonly thinking: AnthropicThinking | undefined;
   readonly baseURL: string;
   readonly maxRetries: number;
-  readonly pricing: AnthropicPricing | undefined;
+  readonly pricing: Prices | undefined;
   readonly contextWindow: number | undefined;
 }
 
@@ -88,8 +82,7 @@ export function resolveOptions(options: AnthropicOptions): ResolvedOptions {
   }
   const maxOutputTokens = options.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS;
   positiveInteger(maxOutputTokens, `${where}: maxOutputTokens`);
-  const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
-  checkMaxRetries(maxRetries, where);
+  const maxRetries = retryCount(options.maxRetries, where);
   if (options.contextWindow !== undefined) positiveInteger(options.contextWindow, `${where}: contextWindow`);
   const contextWindow = options.contextWindow ?? defaultContextWindow(options.model);
   const thinking = options.thinking;
@@ -106,7 +99,7 @@ export function resolveOptions(options: AnthropicOptions): ResolvedOptions {
       );
     }
   }
-  if (options.pricing !== undefined) checkPricing(options.pricing, where);
+  const pricing = checkPricing(options.pricing, where, ANTHROPIC_CACHE_RATES);
   return {
     apiKey: options.apiKey,
     model: options.model,
@@ -114,16 +107,9 @@ export function resolveOptions(options: AnthropicOptions): ResolvedOptions {
     thinking,
     baseURL: checkBaseURL(options.baseURL, where),
     maxRetries,
-    pricing: options.pricing,
+    pricing,
     contextWindow,
   };
-}
-
-/** Checks a `maxRetries` value (shared with discovery). */
-export function checkMaxRetries(value: number, where: string): void {
-  if (!Number.isInteger(value) || value < 0 || value > MAX_RETRIES_LIMIT) {
-    throw new DeclarationError(`${where}: maxRetries must be an integer from 0 to ${MAX_RETRIES_LIMIT}.`);
-  }
 }
 
 /** The base URL to use, checked to be http(s) (shared with discovery). */
@@ -144,19 +130,5 @@ export function checkBaseURL(value: string | undefined, where: string): string {
 function positiveInteger(value: unknown, what: string): void {
   if (typeof value !== "number" || !Number.isInteger(value) || value <= 0) {
     throw new DeclarationError(`${what} must be a positive integer.`);
-  }
-}
-
-function checkPricing(pricing: AnthropicPricing, where: string): void {
-  const prices: [string, unknown][] = [
-    ["inputPerMillion", pricing?.inputPerMillion],
-    ["outputPerMillion", pricing?.outputPerMillion],
-    ["cacheReadPerMillion", pricing?.cacheReadPerMillion ?? 0],
-    ["cacheWritePerMillion", pricing?.cacheWritePerMillion ?? 0],
-  ];
-  for (const [name, price] of prices) {
-    if (typeof price !== "number" || !Number.isFinite(price) || price < 0) {
-      throw new DeclarationError(`${where}: pricing.${name} must be a non-negative number of US dollars.`);
-    }
   }
 }

@@ -2,12 +2,15 @@
 // stopped by index, message_delta, message_stop) and turns it into harness stream events.
 import type { Anthropic } from "@anthropic-ai/sdk";
 import { type JsonValue, type ModelStreamEvent, malformedToolCall, type StopReason } from "@castellan/harness";
+import { malformed } from "../shared/malformed.js";
+import type { Prices } from "../shared/pricing.js";
+import type { AnswerMapping } from "../shared/send-and-read.js";
+import { PROVIDER } from "./errors.js";
 import { PROVIDER_NAME } from "./messages.js";
-import type { AnthropicPricing } from "./options.js";
 import { type AnthropicTokenCounts, toUsage } from "./usage.js";
 
-/** The stream broke Anthropic's protocol; the caller ends the stream with `model_stream_malformed`. */
-export class ProtocolError extends Error {}
+/** The stream broke Anthropic's protocol; `map` turns it into `model_stream_malformed`. */
+class ProtocolError extends Error {}
 
 /** A content block being streamed. */
 type OpenBlock =
@@ -15,6 +18,9 @@ type OpenBlock =
   | { readonly kind: "tool"; readonly id: string; readonly name: string; readonly initial: unknown; json: string }
   /** Any other block (thinking, redacted thinking, server tool blocks), kept whole and opaque. */
   | { readonly kind: "opaque"; readonly block: Record<string, unknown>; json: string | undefined };
+
+/** The index a block carried in `message_start` is handled under: no streamed block has it. */
+const START_BLOCK = -1;
 
 const STOP_REASONS: Readonly<Record<string, StopReason>> = {
   end_turn: "end",
@@ -27,25 +33,43 @@ const STOP_REASONS: Readonly<Record<string, StopReason>> = {
 };
 
 /**
- * The state of one streamed message. `accept` returns the harness events an Anthropic event
- * produces and throws ProtocolError when the stream breaks the protocol. Unknown event and
- * delta types are ignored, as Anthropic's versioning policy asks of clients.
+ * The state of one streamed message, the Anthropic mapping of the shared send-and-read loop.
+ * `map` returns the harness events an Anthropic event produces and throws a
+ * `model_stream_malformed` error when the stream breaks the protocol. Unknown event and delta
+ * types are ignored, as Anthropic's versioning policy asks of clients.
  */
-export class StreamState {
+export class StreamState implements AnswerMapping<Anthropic.RawMessageStreamEvent | { readonly type: string }> {
   private started = false;
   private stopped = false;
+  /** The id `message_start` gave, to tell a repeat of it from the start of another message. */
+  private messageId: string | undefined;
   private readonly blocks = new Map<number, OpenBlock>();
   private counts: AnthropicTokenCounts = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
   private stopReason: StopReason = "other";
 
-  constructor(private readonly pricing: AnthropicPricing | undefined) {}
+  constructor(
+    private readonly pricing: Prices | undefined,
+    private readonly requestId: string | undefined,
+  ) {}
 
-  /** True once `message_stop` arrived. */
-  get complete(): boolean {
-    return this.stopped;
+  map(event: Anthropic.RawMessageStreamEvent | { readonly type: string }): ModelStreamEvent[] {
+    try {
+      return this.accept(event);
+    } catch (error) {
+      if (!(error instanceof ProtocolError)) throw error;
+      throw malformed(PROVIDER, `Anthropic's stream broke its protocol: ${error.message}`, {
+        requestId: this.requestId,
+      });
+    }
   }
 
-  accept(event: Anthropic.RawMessageStreamEvent | { readonly type: string }): ModelStreamEvent[] {
+  ended(): Error {
+    return malformed(PROVIDER, "Anthropic's stream ended before message_stop: the answer is incomplete.", {
+      requestId: this.requestId,
+    });
+  }
+
+  private accept(event: Anthropic.RawMessageStreamEvent | { readonly type: string }): ModelStreamEvent[] {
     if (this.stopped) return [];
     const known = event as Anthropic.RawMessageStreamEvent;
     if (known.type !== "message_start" && !this.started && isProtocolEvent(known.type)) {
@@ -53,10 +77,7 @@ export class StreamState {
     }
     switch (known.type) {
       case "message_start":
-        if (this.started) throw new ProtocolError("message_start arrived twice.");
-        this.started = true;
-        this.counts = merge(this.counts, known.message?.usage);
-        return [];
+        return this.messageStart(known.message);
       case "content_block_start":
         return this.start(known.index, known.content_block as unknown as Record<string, unknown>);
       case "content_block_delta":
@@ -77,6 +98,34 @@ export class StreamState {
       default:
         return [];
     }
+  }
+
+  /**
+   * The message's start. Its usage is the first count; a `stop_reason` or content blocks it
+   * already carries (Anthropic sends `content: []` and `stop_reason: null`, but the message
+   * object may hold both) are taken as if streamed, the blocks complete and in order. A second
+   * `message_start` with the same id is a repeat and ignored; one with another id is a protocol
+   * error, since one stream carries one message.
+   */
+  private messageStart(message: Partial<Anthropic.Message> | undefined): ModelStreamEvent[] {
+    const id = typeof message?.id === "string" ? message.id : undefined;
+    if (this.started) {
+      if (id === this.messageId) return [];
+      throw new ProtocolError("message_start arrived again for a different message.");
+    }
+    this.started = true;
+    this.messageId = id;
+    this.counts = merge(this.counts, message?.usage);
+    if (message?.stop_reason) this.stopReason = STOP_REASONS[message.stop_reason] ?? "other";
+    const content: unknown = message?.content;
+    if (content === undefined || content === null) return [];
+    if (!Array.isArray(content)) throw new ProtocolError("message_start carried content that is not a list.");
+    const events: ModelStreamEvent[] = [];
+    for (const block of content) {
+      // Each block is complete: it opens and closes at once, so it never meets a streamed one.
+      events.push(...this.start(START_BLOCK, block as Record<string, unknown>), ...this.stop(START_BLOCK));
+    }
+    return events;
   }
 
   private start(index: number, block: Record<string, unknown>): ModelStreamEvent[] {

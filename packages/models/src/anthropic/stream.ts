@@ -1,92 +1,43 @@
+// One streamed Messages call: the request as an exchange for the shared send-and-read loop and
+// retry policy (shared/send-and-read.ts).
 import type { Anthropic } from "@anthropic-ai/sdk";
 import type { ModelStreamEvent } from "@castellan/harness";
-import { abortError } from "../shared/abort.js";
-import { finishInBackground } from "../shared/release-body.js";
-import { malformed, toModelError } from "./errors.js";
-import type { AnthropicPricing } from "./options.js";
-import { ProtocolError, StreamState } from "./stream-state.js";
+import type { Prices } from "../shared/pricing.js";
+import { streamModelCall } from "../shared/send-and-read.js";
+import { toModelError } from "./errors.js";
+import { sendMessages } from "./send-messages.js";
+import { StreamState } from "./stream-state.js";
 
 /** What one streamed call needs besides the request. */
 export interface StreamContext {
   readonly client: Anthropic;
   readonly apiKey: string;
-  readonly pricing: AnthropicPricing | undefined;
+  readonly pricing: Prices | undefined;
+  /** Retries before anything was streamed; the SDK's own retries are off (client.ts). */
+  readonly maxRetries: number;
   readonly signal: AbortSignal;
 }
 
 /**
  * Sends one streaming Messages request and yields its harness events. Never throws: every
- * failure ends the stream with an `error` event. The SDK retries (up to its `maxRetries`) only
- * until the response starts; once the stream has started nothing is retried. Leaving early
- * (abort, a failure, the consumer stopping) aborts the request, which closes its connection;
- * a complete answer whose body has ended leaves the connection to be reused.
+ * failure ends the stream with an `error` event. A failure before anything was streamed is
+ * retried under the shared policy; a complete answer's body is read to its end so its
+ * connection is reused, and any other ending closes the connection.
  */
-export async function* streamMessages(
+export function streamMessages(
   params: Anthropic.MessageCreateParamsStreaming,
   context: StreamContext,
 ): AsyncGenerator<ModelStreamEvent> {
-  const { client, apiKey, pricing, signal } = context;
-  if (signal.aborted) {
-    yield { type: "error", error: abortError(signal) };
-    return;
-  }
-  let events: AsyncIterator<Anthropic.RawMessageStreamEvent>;
-  let stream: { readonly controller: AbortController };
-  let requestId: string | undefined;
-  try {
-    const { data, request_id } = await client.messages.create(params, { signal }).withResponse();
-    stream = data;
-    events = data[Symbol.asyncIterator]();
-    requestId = request_id ?? undefined;
-  } catch (error) {
-    yield { type: "error", error: signal.aborted ? abortError(signal) : toModelError(error, apiKey) };
-    return;
-  }
-
-  const state = new StreamState(pricing);
-  let failure: Error | undefined;
-  let finished = false;
-  try {
-    while (!state.complete) {
-      let next: IteratorResult<Anthropic.RawMessageStreamEvent>;
-      try {
-        next = await events.next();
-      } catch (error) {
-        failure = signal.aborted ? abortError(signal) : toModelError(error, apiKey);
-        break;
-      }
-      if (next.done) {
-        finished = true;
-        break;
-      }
-      let produced: ModelStreamEvent[];
-      try {
-        produced = state.accept(next.value);
-      } catch (error) {
-        if (!(error instanceof ProtocolError)) throw error;
-        failure = malformed(`Anthropic's stream broke its protocol: ${error.message}`, apiKey, requestId);
-        break;
-      }
-      for (const event of produced) yield event;
-    }
-  } finally {
-    // After message_stop the body ends too: reading on to that end lets the request finish on
-    // its own. Otherwise (left early, failed) the request is aborted.
-    if (!finished && state.complete && failure === undefined) {
-      finishInBackground(events.next(), () => stream.controller.abort());
-    } else if (!finished) {
-      stream.controller.abort();
-    }
-  }
-  if (failure) {
-    yield { type: "error", error: failure };
-  } else if (!state.complete) {
-    // The SDK ends its iteration quietly when the signal aborts; otherwise the body just ended.
-    yield {
-      type: "error",
-      error: signal.aborted
-        ? abortError(signal)
-        : malformed("Anthropic's stream ended before message_stop: the answer is incomplete.", apiKey, requestId),
-    };
-  }
+  const { client, apiKey, pricing } = context;
+  return streamModelCall<Anthropic.RawMessageStreamEvent>(
+    {
+      async send(signal) {
+        const { data, request_id } = await sendMessages(client, params, signal);
+        return { items: data[Symbol.asyncIterator](), requestId: request_id ?? undefined };
+      },
+      mapping: ({ requestId }) => new StreamState(pricing, requestId),
+      classify: (error) => toModelError(error, apiKey),
+    },
+    context,
+  );
 }

@@ -1,5 +1,6 @@
 import type { Usage } from "@castellan/harness";
-import type { AnthropicPricing } from "./options.js";
+import type { Prices } from "../shared/pricing.js";
+import { toUsage as sharedUsage } from "../shared/usage.js";
 
 /** Anthropic's token counts of one message, as `message_start` and `message_delta` report them. */
 export interface AnthropicTokenCounts {
@@ -11,32 +12,18 @@ export interface AnthropicTokenCounts {
 }
 
 /**
- * The harness usage of one call. `inputTokens` is every input token the call processed:
- * Anthropic's `input_tokens` counts only the uncached ones, so the cache reads and writes are
- * added, and `cacheReadTokens`/`cacheWriteTokens` say how many of them went through the cache
- * (the same reading as providers whose input count includes cached tokens). `costUsd` is
- * reported when prices are given.
+ * The harness usage of one call. Anthropic's `input_tokens` counts only the uncached input, so
+ * the cache reads and writes are added to make `inputTokens` every input token the call
+ * processed, of which `cacheReadTokens` / `cacheWriteTokens` are parts (shared/usage.ts).
  */
-export function toUsage(counts: AnthropicTokenCounts, pricing: AnthropicPricing | undefined): Usage {
-  const usage: { -readonly [Key in keyof Usage]: Usage[Key] } = {
-    inputTokens: counts.input + counts.cacheRead + counts.cacheWrite,
-    outputTokens: counts.output,
-  };
-  if (counts.cacheRead > 0) usage.cacheReadTokens = counts.cacheRead;
-  if (counts.cacheWrite > 0) usage.cacheWriteTokens = counts.cacheWrite;
-  if (pricing) usage.costUsd = cost(counts, pricing);
-  return usage;
-}
-
-/** US dollars for the counts at the given prices per million tokens. */
-export function cost(counts: AnthropicTokenCounts, pricing: AnthropicPricing): number {
-  const cacheRead = pricing.cacheReadPerMillion ?? pricing.inputPerMillion * 0.1;
-  const cacheWrite = pricing.cacheWritePerMillion ?? pricing.inputPerMillion * 1.25;
-  return (
-    (counts.input * pricing.inputPerMillion +
-      counts.output * pricing.outputPerMillion +
-      counts.cacheRead * cacheRead +
-      counts.cacheWrite * cacheWrite) /
-    1_000_000
+export function toUsage(counts: AnthropicTokenCounts, prices: Prices | undefined): Usage {
+  return sharedUsage(
+    {
+      inputTokens: counts.input + counts.cacheRead + counts.cacheWrite,
+      outputTokens: counts.output,
+      cacheReadTokens: counts.cacheRead,
+      cacheWriteTokens: counts.cacheWrite,
+    },
+    prices,
   );
 }

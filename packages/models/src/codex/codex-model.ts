@@ -1,14 +1,12 @@
 import { DeclarationError, type ModelBinding, type ModelRequest, type ModelStreamEvent } from "@castellan/harness";
 import OpenAI from "openai";
-import type { ResponseCreateParamsStreaming, ResponseStreamEvent } from "openai/resources/responses/responses";
-import type { Stream } from "openai/streaming";
-import { abortError } from "../shared/abort.js";
+import type { ResponseCreateParamsStreaming } from "openai/resources/responses/responses";
+import { checkPricing, type Prices } from "../shared/pricing.js";
 import { type Redact, redactor } from "../shared/redact.js";
-import { finishInBackground } from "../shared/release-body.js";
-import { DEFAULT_MAX_RETRIES, MAX_RETRIES_LIMIT } from "../shared/retry.js";
-import { retryBeforeFirstEvent } from "../shared/retry-stream.js";
+import { retryCount } from "../shared/retry.js";
+import { type ProviderExchange, streamModelCall } from "../shared/send-and-read.js";
 import { codexContextWindow } from "./context-windows.js";
-import { classifyError, malformed } from "./errors.js";
+import { classifyError } from "./errors.js";
 import { CHATGPT_CODEX_BASE_URL, type CodexOptions, OPENAI_BASE_URL } from "./options.js";
 import { buildParams, type RequestSettings } from "./request.js";
 import { ResponseStreamMapper } from "./stream-mapper.js";
@@ -17,7 +15,7 @@ import { ResponseStreamMapper } from "./stream-mapper.js";
 interface CallContext {
   readonly client: OpenAI;
   readonly settings: RequestSettings;
-  readonly options: CodexOptions;
+  readonly prices: Prices | undefined;
   readonly maxRetries: number;
   readonly redact: Redact;
 }
@@ -38,10 +36,7 @@ export function codex(options: CodexOptions): ModelBinding {
     throw new DeclarationError("codex needs a non-empty apiKey or accessToken.");
   }
   if (typeof model !== "string" || model.length === 0) throw new DeclarationError("codex needs a model id.");
-  const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
-  if (!Number.isInteger(maxRetries) || maxRetries < 0 || maxRetries > MAX_RETRIES_LIMIT) {
-    throw new DeclarationError(`codex maxRetries must be an integer from 0 to ${MAX_RETRIES_LIMIT}.`);
-  }
+  const maxRetries = retryCount(options.maxRetries, "codex");
   if (options.contextWindow !== undefined && (!Number.isInteger(options.contextWindow) || options.contextWindow <= 0)) {
     throw new DeclarationError("codex contextWindow must be a positive integer.");
   }
@@ -50,6 +45,7 @@ export function codex(options: CodexOptions): ModelBinding {
   if (maxOutputTokens !== undefined && (!Number.isInteger(maxOutputTokens) || maxOutputTokens <= 0)) {
     throw new DeclarationError("codex maxOutputTokens must be a positive integer.");
   }
+  const prices = checkPricing(options.pricing, "codex");
   const client = new OpenAI({
     apiKey: credential,
     baseURL: options.baseURL ?? (accessToken !== undefined ? CHATGPT_CODEX_BASE_URL : OPENAI_BASE_URL),
@@ -64,7 +60,7 @@ export function codex(options: CodexOptions): ModelBinding {
   const context: CallContext = {
     client,
     settings: { model, reasoning: options.reasoning ?? {}, maxOutputTokens },
-    options,
+    prices,
     maxRetries,
     redact: redactor(credential),
   };
@@ -87,59 +83,18 @@ async function* streamResponse(
     yield { type: "error", error: classifyError(error, context.redact, undefined) };
     return;
   }
-  yield* retryBeforeFirstEvent(() => attemptOnce(context, params, signal), { maxRetries: context.maxRetries, signal });
+  yield* streamModelCall(responsesExchange(context, params), { maxRetries: context.maxRetries, signal });
 }
 
-/** One request: its events, ending with the response's last event or with one `error` (an abort's when aborted). */
-async function* attemptOnce(
-  context: CallContext,
-  params: ResponseCreateParamsStreaming,
-  signal: AbortSignal,
-): AsyncGenerator<ModelStreamEvent> {
-  const { client, redact } = context;
-  if (signal.aborted) {
-    yield { type: "error", error: abortError(signal) };
-    return;
-  }
-  let stream: Stream<ResponseStreamEvent>;
-  let requestId: string | undefined;
-  try {
-    const answer = await client.responses.create(params, { signal }).withResponse();
-    stream = answer.data;
-    requestId = answer.request_id ?? undefined;
-  } catch (error) {
-    yield { type: "error", error: signal.aborted ? abortError(signal) : classifyError(error, redact, undefined) };
-    return;
-  }
-  const mapper = new ResponseStreamMapper(context.options.pricing, redact, requestId);
-  const events = stream[Symbol.asyncIterator]();
-  /** Whether the body ended, or is being read to its end after the answer's last event. */
-  let ended = false;
-  try {
-    // The SDK ends the iteration quietly when the signal aborts; that is checked after the loop.
-    while (true) {
-      const next = await events.next();
-      if (next.done) {
-        ended = true;
-        break;
-      }
-      yield* mapper.map(next.value);
-      if (mapper.finished) {
-        // After the last event the body ends too: reading on to that end finishes the request.
-        ended = true;
-        finishInBackground(events.next(), () => stream.controller.abort());
-        return;
-      }
-    }
-    if (signal.aborted) {
-      yield { type: "error", error: abortError(signal) };
-      return;
-    }
-    throw malformed("The Responses stream ended without response.completed.", requestId);
-  } catch (error) {
-    yield { type: "error", error: signal.aborted ? abortError(signal) : classifyError(error, redact, requestId) };
-  } finally {
-    // Ends the request when the stream stops early (an error, or the consumer stopped reading).
-    if (!ended) stream.controller.abort();
-  }
+/** One attempt's request and the reading of its answer, for the shared send-and-read loop. */
+function responsesExchange(context: CallContext, params: ResponseCreateParamsStreaming): ProviderExchange<unknown> {
+  const { client, redact, prices } = context;
+  return {
+    async send(signal) {
+      const answer = await client.responses.create(params, { signal }).withResponse();
+      return { items: answer.data[Symbol.asyncIterator](), requestId: answer.request_id ?? undefined };
+    },
+    mapping: ({ requestId }) => new ResponseStreamMapper(prices, redact, requestId),
+    classify: (error, _site, requestId) => classifyError(error, redact, requestId),
+  };
 }

@@ -14,8 +14,9 @@ import type {
   ResponseInputContent,
   ResponseInputItem,
 } from "openai/resources/responses/responses";
+import { isMessageMarker, markerPhase } from "./message-marker.js";
 
-/** The `provider` of the blocks this adapter makes (reasoning, function call and web search items). */
+/** The `provider` of the blocks this adapter makes (reasoning, function call and web search items, message markers). */
 export const RESPONSES_PROVIDER = "openai-responses";
 
 /**
@@ -26,6 +27,8 @@ interface AssistantOutputMessage {
   readonly type: "message";
   readonly role: "assistant";
   readonly content: { readonly type: "output_text"; readonly text: string; readonly annotations: [] }[];
+  /** The phase the output message had (`commentary`, `final_answer`), sent back as it came. */
+  readonly phase?: string;
 }
 
 /** One item of the request's `input`. */
@@ -97,7 +100,7 @@ function pushUser(items: InputItem[], content: readonly ContentBlock[]): void {
     else {
       // An item of this adapter goes back in its place; other providers' blocks are dropped.
       const item = ownItem(block);
-      if (item) {
+      if (item && !isMessageMarker(item)) {
         flush();
         items.push(item as unknown as ResponseInputItem);
       }
@@ -110,8 +113,10 @@ function pushAssistant(items: InputItem[], message: AssistantMessage): void {
   // Calls not yet placed, by id. A function_call block marks where its call stood in the output.
   const unplaced = new Map<string, ToolCall>(message.toolCalls.map((call) => [call.id, call]));
   let texts: AssistantOutputMessage["content"] = [];
-  const flush = () => {
-    if (texts.length > 0) items.push({ type: "message", role: "assistant", content: texts });
+  const flush = (phase?: string) => {
+    if (texts.length > 0) {
+      items.push({ type: "message", role: "assistant", content: texts, ...(phase === undefined ? {} : { phase }) });
+    }
     texts = [];
   };
   for (const block of message.content) {
@@ -122,6 +127,11 @@ function pushAssistant(items: InputItem[], message: AssistantMessage): void {
     // Images have no place in an output message; other providers' blocks are dropped.
     const item = ownItem(block);
     if (!item) continue;
+    // A message marker ends the text of its output message, which goes back with its phase.
+    if (isMessageMarker(item)) {
+      flush(markerPhase(item));
+      continue;
+    }
     flush();
     if (item.type !== "function_call") {
       items.push(item as unknown as ResponseInputItem);

@@ -1,15 +1,5 @@
 import type { ReasoningEffort } from "openai/resources/shared";
-
-/** Prices of one model in US dollars per million tokens, for `Usage.costUsd`. */
-export interface CodexPricing {
-  /** Uncached input tokens. */
-  readonly inputPerMillion: number;
-  readonly outputPerMillion: number;
-  /** Input tokens read from the prompt cache. Default: `inputPerMillion`. */
-  readonly cachedInputPerMillion?: number;
-  /** Input tokens written to the prompt cache, where the provider reports them. Default: `inputPerMillion`. */
-  readonly cacheWritePerMillion?: number;
-}
+import type { ModelPricing } from "../shared/pricing.js";
 
 /** How a reasoning model reasons, sent as the Responses `reasoning` parameter. */
 export interface CodexReasoningOptions {
@@ -56,8 +46,11 @@ export interface CodexOptions {
    * (rate limits, overload, server errors, dropped connections). An integer from 0 to 10; default 2.
    */
   readonly maxRetries?: number;
-  /** Prices for `Usage.costUsd`. Default: no cost is reported. */
-  readonly pricing?: CodexPricing;
+  /**
+   * Prices for `Usage.costUsd`, checked when the binding is made. Default: no cost is reported.
+   * Missing cache prices are `inputPerMillion`.
+   */
+  readonly pricing?: ModelPricing;
   /** Extra headers sent with every request. */
   readonly headers?: Readonly<Record<string, string>>;
   /** The binding's specifier. Default `codex/<model>`. */

@@ -6,10 +6,13 @@ import {
   type StopReason,
   type ToolCall,
 } from "@castellan/harness";
+import { malformed } from "../shared/malformed.js";
+import type { Prices } from "../shared/pricing.js";
 import type { Redact } from "../shared/redact.js";
-import { malformed, responseError } from "./errors.js";
+import type { AnswerMapping } from "../shared/send-and-read.js";
+import { PROVIDER, responseError } from "./errors.js";
 import { RESPONSES_PROVIDER } from "./input-items.js";
-import type { CodexPricing } from "./options.js";
+import { messageMarker } from "./message-marker.js";
 import { toUsage } from "./usage.js";
 
 type Json = Record<string, JsonValue>;
@@ -19,33 +22,40 @@ function isObject(value: unknown): value is Json {
 }
 
 /**
- * The state of one response stream: tool-call arguments as they arrive and how the response
- * stopped. `map` throws a ModelProviderError when the response fails or the stream breaks its
- * protocol.
+ * The state of one response stream, the Responses mapping of the shared send-and-read loop:
+ * tool-call arguments as they arrive and how the response stopped. `map` throws a
+ * ModelProviderError when the response fails or the stream breaks its protocol; the answer is
+ * complete at `response.completed` or `response.incomplete`.
  */
-export class ResponseStreamMapper {
-  /** True once a terminal event (`response.completed` or `response.incomplete`) was mapped. */
-  finished = false;
+export class ResponseStreamMapper implements AnswerMapping<unknown> {
   /** Function-call arguments so far, by item id. */
   private readonly argumentsById = new Map<string, string>();
   private calledTools = false;
   private refused = false;
+  /** Whether text was emitted since the last content block: a new message item must not continue it. */
+  private textSinceBlock = false;
 
   constructor(
-    private readonly pricing: CodexPricing | undefined,
+    private readonly pricing: Prices | undefined,
     private readonly redact: Redact,
     private readonly requestId: string | undefined,
   ) {}
+
+  ended(): Error {
+    return malformed(PROVIDER, "The Responses stream ended without response.completed.", {
+      requestId: this.requestId,
+    });
+  }
 
   map(raw: unknown): ModelStreamEvent[] {
     if (!isObject(raw) || typeof raw.type !== "string") throw this.broken("an event without a type");
     const event = raw;
     switch (event.type) {
       case "response.output_text.delta":
-        return this.delta("text-delta", event);
+        return this.text(event);
       case "response.refusal.delta":
         this.refused = true;
-        return this.delta("text-delta", event);
+        return this.text(event);
       case "response.reasoning_summary_text.delta":
       case "response.reasoning_text.delta":
         return this.delta("thinking-delta", event);
@@ -57,6 +67,10 @@ export class ResponseStreamMapper {
       case "response.output_item.added":
         if (isObject(event.item) && event.item.type === "function_call" && typeof event.item.id === "string") {
           this.argumentsById.set(event.item.id, typeof event.item.arguments === "string" ? event.item.arguments : "");
+        }
+        // A message that follows another message's text starts a text block of its own.
+        if (isObject(event.item) && event.item.type === "message" && this.textSinceBlock) {
+          return [this.block(messageMarker(undefined))];
         }
         return [];
       case "response.function_call_arguments.delta":
@@ -98,7 +112,7 @@ export class ResponseStreamMapper {
   }
 
   private broken(what: string) {
-    return malformed(`The Responses stream sent a malformed event: ${what}.`, this.requestId);
+    return malformed(PROVIDER, `The Responses stream sent a malformed event: ${what}.`, { requestId: this.requestId });
   }
 
   private delta(type: "text-delta" | "thinking-delta", event: Json): ModelStreamEvent[] {
@@ -106,13 +120,28 @@ export class ResponseStreamMapper {
     return event.delta ? [{ type, text: event.delta }] : [];
   }
 
+  private text(event: Json): ModelStreamEvent[] {
+    const events = this.delta("text-delta", event);
+    if (events.length > 0) this.textSinceBlock = true;
+    return events;
+  }
+
+  /** A provider block of this adapter, which also ends the text before it. */
+  private block(data: Json): ModelStreamEvent {
+    this.textSinceBlock = false;
+    return { type: "content", block: { type: "provider", provider: RESPONSES_PROVIDER, data } };
+  }
+
   private itemDone(item: Json): ModelStreamEvent[] {
-    // A message's text arrived as deltas.
-    if (item.type === "message") return [];
+    if (item.type === "message") {
+      // The text arrived as deltas. A phase (gpt-5.x codex models label their messages
+      // `commentary` or `final_answer`) is kept after the text it labels, to be sent back on it.
+      return typeof item.phase === "string" ? [this.block(messageMarker(item.phase))] : [];
+    }
     if (item.type !== "function_call") {
       // Reasoning (with its encrypted content), web search calls and anything newer: kept
       // whole, in place, and sent back unchanged.
-      return [{ type: "content", block: { type: "provider", provider: RESPONSES_PROVIDER, data: item } }];
+      return [this.block(item)];
     }
     if (typeof item.call_id !== "string" || typeof item.name !== "string")
       throw this.broken("a function call without call_id or name");
@@ -131,15 +160,10 @@ export class ResponseStreamMapper {
     }
     this.calledTools = true;
     // The item marks the call's place among the output items and keeps its exact arguments.
-    const data: Json = { ...item, arguments: args };
-    return [
-      { type: "content", block: { type: "provider", provider: RESPONSES_PROVIDER, data } },
-      { type: "tool-call", toolCall },
-    ];
+    return [this.block({ ...item, arguments: args }), { type: "tool-call", toolCall }];
   }
 
   private finish(event: Json, stopReason: StopReason): ModelStreamEvent[] {
-    this.finished = true;
     const response = isObject(event.response) ? event.response : {};
     const usage = toUsage(response.usage, this.pricing);
     return [...(usage ? [{ type: "usage", usage } as const] : []), { type: "finish", stopReason }];

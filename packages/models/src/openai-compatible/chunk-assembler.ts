@@ -4,15 +4,17 @@
 // the final chunk, and the finish reason mapped to a stop reason.
 import {
   type JsonValue,
-  ModelProviderError,
+  type ModelProviderError,
   type ModelStreamEvent,
   malformedToolCall,
   type StopReason,
   type Usage,
 } from "@castellan/harness";
-import { type ErrorContext, errorFromStreamPayload, sentence } from "./errors.js";
-import { costOf, type ModelPricing } from "./pricing.js";
+import type { Prices } from "../shared/pricing.js";
+import { toUsage } from "../shared/usage.js";
+import { type ErrorContext, errorFromStreamPayload, malformedAnswer } from "./errors.js";
 import { ReasoningDetails, reasoningBlock } from "./reasoning-details.js";
+import { usageOf } from "./usage.js";
 
 interface PendingCall {
   id: string | undefined;
@@ -33,7 +35,7 @@ const stopReasons: Readonly<Record<string, StopReason>> = {
 /** Assembles one streamed answer. `accept` and `complete` throw ModelProviderError on a broken stream. */
 export class ChunkAssembler {
   readonly #context: ErrorContext;
-  readonly #pricing: ModelPricing | undefined;
+  readonly #pricing: Prices | undefined;
   readonly #calls = new Map<number, PendingCall>();
   readonly #reasoning = new ReasoningDetails((what) => this.#malformed(what));
   #lastSlot: number | undefined;
@@ -42,7 +44,7 @@ export class ChunkAssembler {
   #refused = false;
   #callsEmitted = 0;
 
-  constructor(context: ErrorContext, pricing: ModelPricing | undefined) {
+  constructor(context: ErrorContext, pricing: Prices | undefined) {
     this.#context = context;
     this.#pricing = pricing;
   }
@@ -58,7 +60,7 @@ export class ChunkAssembler {
     }
     if (!isObject(chunk)) throw this.#malformed("an event whose data is not a JSON object");
     if (chunk.error !== undefined && chunk.error !== null) throw errorFromStreamPayload(this.#context, chunk.error);
-    if (isObject(chunk.usage)) this.#usage = this.#usageOf(chunk.usage);
+    if (isObject(chunk.usage)) this.#usage = toUsage(usageOf(chunk.usage), this.#pricing);
     if (chunk.choices !== undefined && chunk.choices !== null && !Array.isArray(chunk.choices)) {
       throw this.#malformed("a chunk whose choices are not a list");
     }
@@ -165,25 +167,8 @@ export class ChunkAssembler {
     this.#callsEmitted = slots.length;
   }
 
-  #usageOf(usage: Json): Usage {
-    const count = (value: unknown) => (typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0);
-    const details = isObject(usage.prompt_tokens_details) ? usage.prompt_tokens_details : {};
-    const cacheRead = count(details.cached_tokens);
-    const cacheWrite = count(details.cache_write_tokens);
-    // prompt_tokens counts cached tokens too, which is what Usage.inputTokens means.
-    const base: Usage = {
-      inputTokens: count(usage.prompt_tokens),
-      outputTokens: count(usage.completion_tokens),
-      ...(cacheRead > 0 ? { cacheReadTokens: cacheRead } : {}),
-      ...(cacheWrite > 0 ? { cacheWriteTokens: cacheWrite } : {}),
-    };
-    return this.#pricing ? { ...base, costUsd: costOf(base, this.#pricing) } : base;
-  }
-
   #malformed(what: string): ModelProviderError {
-    return new ModelProviderError("model_stream_malformed", `${sentence(this.#context.label)} sent ${what}.`, {
-      provider: this.#context.provider,
-    });
+    return malformedAnswer(this.#context, what);
   }
 }
 

@@ -1,16 +1,16 @@
 // The streaming call shared by `openaiCompatible` and `openrouter`: one Chat Completions request
-// per attempt through the SDK, the answer's event stream decoded and assembled into events, and
-// bounded retries only while nothing has been streamed.
+// per attempt through the SDK, the answer's event stream decoded and assembled into events, run
+// by the shared send-and-read loop and retry policy (shared/send-and-read.ts).
 import { ModelProviderError, type ModelRequest, type ModelStreamEvent } from "@castellan/harness";
 import type { OpenAI } from "openai";
 import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
 import { abortError } from "../shared/abort.js";
-import { retryBeforeFirstEvent } from "../shared/retry-stream.js";
+import type { Prices } from "../shared/pricing.js";
+import { type ProviderExchange, streamModelCall } from "../shared/send-and-read.js";
 import { ChunkAssembler } from "./chunk-assembler.js";
-import { type ErrorContext, errorFromDisconnect, errorFromRequest, sentence } from "./errors.js";
-import type { ModelPricing } from "./pricing.js";
+import { type ErrorContext, errorFromDisconnect, errorFromRequest, malformedAnswer, sentence } from "./errors.js";
 import { type ChatRequestOptions, chatRequestBody } from "./request-mapping.js";
-import { readSse, SseReadError } from "./sse.js";
+import { readSse, type SseMessage } from "./sse.js";
 
 /** What the shared stream needs from an adapter. */
 export interface CompatibleStreamConfig {
@@ -20,7 +20,7 @@ export interface CompatibleStreamConfig {
   /** Further attempts after a retryable failure before anything was streamed. */
   readonly maxRetries: number;
   /** The prices at the time of the call (OpenRouter learns them from its catalog). */
-  pricing(): ModelPricing | undefined;
+  pricing(): Prices | undefined;
   /** Runs before the first request of every call, e.g. OpenRouter's catalog check; a failure ends the stream. */
   prepare?(signal: AbortSignal): Promise<void>;
 }
@@ -54,60 +54,47 @@ export function compatibleStream(
       return;
     }
     const body = chatRequestBody(request, config.request);
-    yield* retryBeforeFirstEvent(() => streamOnce(config, body, signal), { maxRetries: config.maxRetries, signal });
+    yield* streamModelCall(chatExchange(config, body, signal), { maxRetries: config.maxRetries, signal });
   };
 }
 
-/** One attempt: its events, ending with `finish` or with one `error`. */
-async function* streamOnce(
+/** One attempt's request and the reading of its answer, for the shared send-and-read loop. */
+function chatExchange(
   config: CompatibleStreamConfig,
   body: ChatCompletionCreateParamsStreaming,
-  signal: AbortSignal,
-): AsyncGenerator<ModelStreamEvent> {
+  callSignal: AbortSignal,
+): ProviderExchange<SseMessage> {
   const { context } = config;
-  let response: Response;
-  try {
-    response = await config.client.chat.completions.create(body, { signal, maxRetries: 0 }).asResponse();
-  } catch (error) {
-    yield { type: "error", error: errorFromRequest(context, error, signal) };
-    return;
-  }
-  const contentType = response.headers.get("content-type") ?? "";
-  if (!response.body || !contentType.includes("text/event-stream")) {
-    // Not read, so its connection is closed rather than left open.
-    await response.body?.cancel().catch(() => undefined);
-    yield {
-      type: "error",
-      error: malformed(context, `an answer of type "${contentType}" instead of an event stream`),
-    };
-    return;
-  }
-  const assembler = new ChunkAssembler(context, config.pricing());
-  let complete = false;
-  try {
-    // Leaving this loop, however it happens, lets readSse release the body: read to its end
-    // after a complete answer, cancelled (ending the request) otherwise.
-    for await (const message of readSse(response.body, { isComplete: () => complete })) {
-      if (message.data === "[DONE]") {
-        complete = true;
-        yield* assembler.complete();
-        return;
+  return {
+    async send(signal) {
+      const response = await config.client.chat.completions.create(body, { signal, maxRetries: 0 }).asResponse();
+      const contentType = response.headers.get("content-type") ?? "";
+      if (!response.body || !contentType.includes("text/event-stream")) {
+        // Not read, so its connection is closed rather than left open.
+        await response.body?.cancel().catch(() => undefined);
+        throw malformedAnswer(context, `an answer of type "${contentType}" instead of an event stream`);
       }
-      yield* assembler.accept(message.data);
-    }
-    yield { type: "error", error: malformed(context, "a stream that ended without data: [DONE]") };
-  } catch (error) {
-    if (signal.aborted) yield { type: "error", error: abortError(signal) };
-    else if (error instanceof SseReadError)
-      yield { type: "error", error: errorFromDisconnect(context, error.cause, signal) };
-    else yield { type: "error", error: asError(error) };
-  }
-}
-
-function malformed(context: ErrorContext, what: string): ModelProviderError {
-  return new ModelProviderError("model_stream_malformed", `${sentence(context.label)} sent ${what}.`, {
-    provider: context.provider,
-  });
+      const reader = response.body.getReader();
+      return {
+        items: readSse(reader),
+        cancel: () => {
+          reader.cancel().catch(() => undefined);
+        },
+      };
+    },
+    mapping() {
+      const assembler = new ChunkAssembler(context, config.pricing());
+      return {
+        map: (message) => (message.data === "[DONE]" ? assembler.complete() : assembler.accept(message.data)),
+        ended: () => malformedAnswer(context, "a stream that ended without data: [DONE]"),
+      };
+    },
+    classify(error, site) {
+      if (site === "send") return errorFromRequest(context, error, callSignal);
+      if (site === "read") return errorFromDisconnect(context, error, callSignal);
+      return asError(error);
+    },
+  };
 }
 
 function asError(error: unknown): Error {

@@ -1,12 +1,14 @@
 // Classifies failures at the boundary where they happen: HTTP answers by status code and the
-// provider's error code/type, broken connections as network errors. Messages from the provider
+// provider's error code/type (error-table.ts), broken connections as network errors. Messages from the provider
 // are kept (they say what to fix) but shortened and scrubbed of the credential.
 import { type ModelErrorCode, ModelProviderError } from "@castellan/harness";
 import { APIConnectionTimeoutError, APIError } from "openai";
 import { abortError } from "../shared/abort.js";
-import { codeFromStatus } from "../shared/http-status.js";
+import { type ErrorFacts, errorCode, isFinal } from "../shared/error-table.js";
+import { malformed } from "../shared/malformed.js";
 import { redact } from "../shared/redact.js";
 import { retryAfterMs } from "../shared/retry-after.js";
+import { chatCompletionsErrors } from "./error-table.js";
 
 /** Who raised an error and what must never appear in it. */
 export interface ErrorContext {
@@ -42,11 +44,9 @@ function describe(context: ErrorContext, error: unknown): string {
   return typeof message === "string" && message.length > 0 ? `: ${scrub(message, context.secret)}` : ".";
 }
 
-function codeOf(status: number, code: unknown, type: unknown): ModelErrorCode {
-  // OpenAI's documented code for a prompt that does not fit; compatible servers copy it.
-  if (code === "context_length_exceeded" || type === "context_length_exceeded") return "model_context_overflow";
-  if (status === 404 && code === "model_not_found") return "model_unknown";
-  return codeFromStatus(status);
+/** The facts of an error body: its status, and its `code` before its `type`. */
+function factsOf(status: number | undefined, error: unknown): ErrorFacts {
+  return { status, types: [field(error, "code"), field(error, "type")] };
 }
 
 const advice: Partial<Record<ModelErrorCode, string>> = {
@@ -60,7 +60,8 @@ const advice: Partial<Record<ModelErrorCode, string>> = {
 /** The error for an HTTP error answer. */
 export function errorFromStatus(context: ErrorContext, failure: HttpFailure): ModelProviderError {
   const { status, headers, error } = failure;
-  const code = codeOf(status, field(error, "code"), field(error, "type"));
+  const facts = factsOf(status, error);
+  const code = errorCode(chatCompletionsErrors, facts) ?? "model_bad_request";
   const hint = advice[code];
   const providerCode = field(error, "code") ?? field(error, "type");
   const tag = typeof providerCode === "string" && providerCode ? ` ${providerCode}` : "";
@@ -73,7 +74,7 @@ export function errorFromStatus(context: ErrorContext, failure: HttpFailure): Mo
     {
       provider: context.provider,
       status,
-      ...(field(error, "code") === "insufficient_quota" ? { retryable: false } : {}),
+      ...(isFinal(chatCompletionsErrors, facts) ? { retryable: false } : {}),
       ...(after === undefined ? {} : { retryAfterMs: after }),
       ...(requestId ? { requestId } : {}),
     },
@@ -89,16 +90,14 @@ export function errorFromStreamPayload(context: ErrorContext, error: unknown): M
   if (typeof code === "number" && Number.isInteger(code) && code >= 400) {
     return errorFromStatus(context, { status: code, headers: undefined, error });
   }
-  const type = field(error, "type");
-  let kind: ModelErrorCode = "model_server_error";
-  if (code === "context_length_exceeded" || type === "context_length_exceeded") kind = "model_context_overflow";
-  else if (code === "rate_limit_exceeded" || type === "rate_limit_exceeded") kind = "model_rate_limited";
-  else if (type === "overloaded_error" || code === "overloaded") kind = "model_overloaded";
+  const facts = factsOf(undefined, error);
   return new ModelProviderError(
-    kind,
+    // An error the table does not know: the server failed.
+    errorCode(chatCompletionsErrors, facts) ?? "model_server_error",
     `${sentence(context.label)} reported an error in the stream${describe(context, error)}`,
     {
       provider: context.provider,
+      ...(isFinal(chatCompletionsErrors, facts) ? { retryable: false } : {}),
     },
   );
 }
@@ -138,4 +137,9 @@ export function sentence(label: string): string {
 function causeText(cause: unknown, context: ErrorContext): string {
   const inner = cause instanceof Error ? ((cause.cause as Error | undefined)?.message ?? cause.message) : undefined;
   return inner ? ` (${scrub(inner, context.secret)})` : "";
+}
+
+/** A stream that broke its protocol: `what` the server sent, in words. */
+export function malformedAnswer(context: ErrorContext, what: string): ModelProviderError {
+  return malformed(context.provider, `${sentence(context.label)} sent ${what}.`);
 }

@@ -1,2 +1,2 @@
+export type { ModelPricing } from "../shared/pricing.js";
 export { type OpenAICompatibleOptions, openaiCompatible } from "./openai-compatible.js";
-export type { ModelPricing } from "./pricing.js";

@@ -1,8 +1,8 @@
 import { DeclarationError, type ModelBinding } from "@castellan/harness";
+import type { ModelPricing } from "../shared/pricing.js";
 import { createChatClient } from "./client.js";
 import { compatibleStream } from "./compatible-stream.js";
 import { chatCallSettings, checkHeaders, requireHttpUrl, requireText } from "./options.js";
-import type { ModelPricing } from "./pricing.js";
 
 /** Options of `openaiCompatible`. */
 export interface OpenAICompatibleOptions {

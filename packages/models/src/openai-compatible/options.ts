@@ -1,8 +1,8 @@
 // Checks of the factories' options, shared by both adapters: wrong options fail when the
 // binding is created, not at the first request.
 import { DeclarationError } from "@castellan/harness";
-import { DEFAULT_MAX_RETRIES, MAX_RETRIES_LIMIT } from "../shared/retry.js";
-import { assertPricing, type ModelPricing } from "./pricing.js";
+import { checkPricing, type ModelPricing, type Prices } from "../shared/pricing.js";
+import { retryCount } from "../shared/retry.js";
 
 /** The largest token count `contextWindow` and `maxOutputTokens` accept. */
 const MAX_TOKENS = 100_000_000;
@@ -22,21 +22,19 @@ export interface ChatCallSettings {
   /** DEFAULT_MAX_RETRIES (2) when not given; at most MAX_RETRIES_LIMIT (10). */
   readonly maxRetries: number;
   readonly maxOutputTokens: number | undefined;
-  /** A copy, so the caller changing its object later changes no binding. */
-  readonly pricing: ModelPricing | undefined;
+  /** The checked prices, a frozen copy: the caller changing its object later changes no binding. */
+  readonly pricing: Prices | undefined;
 }
 
 /** Checks the call options of `where` (a factory's name, for messages); throws DeclarationError. */
 export function chatCallSettings(options: ChatCallOptions, where: string): ChatCallSettings {
   const contextWindow = optionalInteger(options.contextWindow, where, "contextWindow", { min: 1, max: MAX_TOKENS });
-  const maxRetries =
-    optionalInteger(options.maxRetries, where, "maxRetries", { min: 0, max: MAX_RETRIES_LIMIT }) ?? DEFAULT_MAX_RETRIES;
+  const maxRetries = retryCount(options.maxRetries, where);
   const maxOutputTokens = optionalInteger(options.maxOutputTokens, where, "maxOutputTokens", {
     min: 1,
     max: MAX_TOKENS,
   });
-  if (options.pricing !== undefined) assertPricing(options.pricing, where);
-  const pricing = options.pricing === undefined ? undefined : { ...options.pricing };
+  const pricing = checkPricing(options.pricing, where);
   return { contextWindow, maxRetries, maxOutputTokens, pricing };
 }
 

@@ -3,82 +3,54 @@
 // complete; decoding here keeps that difference (and skips `:` comment lines such as
 // OpenRouter's `: OPENROUTER PROCESSING` keep-alives, as the SSE format requires).
 
-import { releaseBody } from "../shared/release-body.js";
-
 /** One dispatched event: its `event:` name, if any, and its joined `data:` lines. */
 export interface SseMessage {
   readonly event: string | undefined;
   readonly data: string;
 }
 
-/** Thrown when reading the body fails (the connection broke or was aborted). */
-export class SseReadError extends Error {
-  constructor(cause: unknown) {
-    super("Reading the event stream failed.", { cause });
-  }
-}
-
 /**
- * Decodes an event stream. A final event whose lines all arrived is dispatched even without
- * the blank line after it; a line cut off mid-way is dropped, so a truncated `[DONE]` does not
- * count. Read failures are thrown as SseReadError.
+ * Decodes the event stream `reader` reads. A final event whose lines all arrived is dispatched
+ * even without the blank line after it; a line cut off mid-way is dropped, so a truncated
+ * `[DONE]` does not count. Read failures are thrown as they come. The reader is the caller's
+ * to cancel: the shared loop does when it stops reading early (shared/send-and-read.ts).
  */
-export async function* readSse(
-  body: ReadableStream<Uint8Array>,
-  options: {
-    /** Whether the consumer has the whole answer when it stops reading early (the body is then read to its end in the background). */
-    readonly isComplete?: () => boolean;
-  } = {},
-): AsyncGenerator<SseMessage> {
+export async function* readSse(reader: ReadableStreamDefaultReader<Uint8Array>): AsyncGenerator<SseMessage> {
   const decoder = new TextDecoder();
-  const reader = body.getReader();
   let buffer = "";
   let data: string[] = [];
   let event: string | undefined;
-  /** Whether the body has ended (nothing is left to release). */
-  let ended = false;
   const dispatch = (): SseMessage | undefined => {
     const message = data.length > 0 ? { event, data: data.join("\n") } : undefined;
     data = [];
     event = undefined;
     return message;
   };
-  try {
-    while (true) {
-      let chunk: ReadableStreamReadResult<Uint8Array>;
-      try {
-        chunk = await reader.read();
-      } catch (error) {
-        throw new SseReadError(error);
-      }
-      buffer += chunk.done ? decoder.decode() : decoder.decode(chunk.value, { stream: true });
-      let newline = buffer.search(/\r\n|\r|\n/);
-      // A lone `\r` at the end may be the first half of `\r\n`: wait for the next chunk.
-      while (newline !== -1 && !(buffer[newline] === "\r" && newline === buffer.length - 1 && !chunk.done)) {
-        const line = buffer.slice(0, newline);
-        buffer = buffer.slice(newline + (buffer.startsWith("\r\n", newline) ? 2 : 1));
-        if (line === "") {
-          const message = dispatch();
-          if (message) yield message;
-        } else if (!line.startsWith(":")) {
-          const colon = line.indexOf(":");
-          const name = colon === -1 ? line : line.slice(0, colon);
-          let value = colon === -1 ? "" : line.slice(colon + 1);
-          if (value.startsWith(" ")) value = value.slice(1);
-          if (name === "data") data.push(value);
-          else if (name === "event") event = value;
-        }
-        newline = buffer.search(/\r\n|\r|\n/);
-      }
-      if (chunk.done) {
-        ended = true;
+  while (true) {
+    const chunk = await reader.read();
+    buffer += chunk.done ? decoder.decode() : decoder.decode(chunk.value, { stream: true });
+    let newline = buffer.search(/\r\n|\r|\n/);
+    // A lone `\r` at the end may be the first half of `\r\n`: wait for the next chunk.
+    while (newline !== -1 && !(buffer[newline] === "\r" && newline === buffer.length - 1 && !chunk.done)) {
+      const line = buffer.slice(0, newline);
+      buffer = buffer.slice(newline + (buffer.startsWith("\r\n", newline) ? 2 : 1));
+      if (line === "") {
         const message = dispatch();
         if (message) yield message;
-        return;
+      } else if (!line.startsWith(":")) {
+        const colon = line.indexOf(":");
+        const name = colon === -1 ? line : line.slice(0, colon);
+        let value = colon === -1 ? "" : line.slice(colon + 1);
+        if (value.startsWith(" ")) value = value.slice(1);
+        if (name === "data") data.push(value);
+        else if (name === "event") event = value;
       }
+      newline = buffer.search(/\r\n|\r|\n/);
     }
-  } finally {
-    if (ended) reader.releaseLock();
-    else await releaseBody(reader, { complete: options.isComplete?.() ?? false });
+    if (chunk.done) {
+      const message = dispatch();
+      if (message) yield message;
+      return;
+    }
   }
 }

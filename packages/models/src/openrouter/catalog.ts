@@ -1,8 +1,8 @@
 // OpenRouter's public model catalog (GET /models, no key needed), read into each model's
 // capabilities and prices.
-import { ModelProviderError } from "@castellan/harness";
 import type { ErrorContext } from "../openai-compatible/errors.js";
-import type { ModelPricing } from "../openai-compatible/pricing.js";
+import { malformed } from "../shared/malformed.js";
+import type { ModelPricing } from "../shared/pricing.js";
 import { getJson } from "./get-json.js";
 
 /** OpenRouter's API root. */
@@ -48,9 +48,7 @@ export async function listOpenRouterModels(options: ListOpenRouterModelsOptions)
   const body = await getJson(`${baseURL}/models`, { context, signal: options.signal });
   const data = isObject(body) ? body.data : undefined;
   if (!Array.isArray(data)) {
-    throw new ModelProviderError("model_stream_malformed", "OpenRouter's model list has no data array.", {
-      provider: context.provider,
-    });
+    throw malformed(context.provider, "OpenRouter's model list has no data array.");
   }
   const models: OpenRouterModel[] = [];
   for (const entry of data) {

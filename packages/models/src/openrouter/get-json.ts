@@ -1,6 +1,5 @@
 // A GET of one of OpenRouter's JSON endpoints (catalog, key), with the same error
 // classification as the inference path and the caller's signal on the whole exchange.
-import { ModelProviderError } from "@castellan/harness";
 import {
   type ErrorContext,
   errorFromDisconnect,
@@ -9,6 +8,7 @@ import {
   sentence,
 } from "../openai-compatible/errors.js";
 import { abortError } from "../shared/abort.js";
+import { malformed } from "../shared/malformed.js";
 
 /** Fetches `url` and parses its JSON answer; non-2xx answers and failures throw ModelProviderError. */
 export async function getJson(
@@ -40,9 +40,7 @@ export async function getJson(
     throw errorFromStatus(context, { status: response.status, headers: response.headers, error });
   }
   if (body === undefined) {
-    throw new ModelProviderError("model_stream_malformed", `${sentence(context.label)} answered ${url} with no JSON.`, {
-      provider: context.provider,
-    });
+    throw malformed(context.provider, `${sentence(context.label)} answered ${url} with no JSON.`);
   }
   return body;
 }

@@ -1,4 +1,4 @@
-export type { ModelPricing } from "../openai-compatible/pricing.js";
+export type { ModelPricing } from "../shared/pricing.js";
 export {
   type ListOpenRouterModelsOptions,
   listOpenRouterModels,

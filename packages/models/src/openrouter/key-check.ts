@@ -1,6 +1,7 @@
 // Checks an inference key against OpenRouter's GET /key before any model call.
-import { ModelProviderError } from "@castellan/harness";
+
 import { requireText } from "../openai-compatible/options.js";
+import { malformed } from "../shared/malformed.js";
 import { openRouterBaseURL, openRouterContext } from "./catalog.js";
 import { getJson } from "./get-json.js";
 
@@ -40,9 +41,7 @@ export async function verifyOpenRouterKey(options: VerifyOpenRouterKeyOptions): 
   const data =
     body !== null && typeof body === "object" ? (body as { data?: Record<string, unknown> }).data : undefined;
   if (data === null || typeof data !== "object") {
-    throw new ModelProviderError("model_stream_malformed", "OpenRouter's key answer has no data object.", {
-      provider: context.provider,
-    });
+    throw malformed(context.provider, "OpenRouter's key answer has no data object.");
   }
   const amount = (value: unknown) => (typeof value === "number" && Number.isFinite(value) ? value : undefined);
   return Object.freeze({

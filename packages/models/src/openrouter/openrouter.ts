@@ -2,7 +2,7 @@ import { DeclarationError, type ModelBinding, ModelProviderError } from "@castel
 import { createChatClient } from "../openai-compatible/client.js";
 import { compatibleStream } from "../openai-compatible/compatible-stream.js";
 import { chatCallSettings, checkHeaders, requireHttpUrl, requireText } from "../openai-compatible/options.js";
-import type { ModelPricing } from "../openai-compatible/pricing.js";
+import { type ModelPricing, pricesOf } from "../shared/pricing.js";
 import { listOpenRouterModels, type OpenRouterModel, openRouterBaseURL, openRouterContext } from "./catalog.js";
 import { sharedOnce } from "./shared-once.js";
 
@@ -102,7 +102,7 @@ export function openrouter(options: OpenRouterOptions): OpenRouterBinding {
     client: createChatClient({ apiKey, baseURL, headers }),
     request: { model, maxOutputTokens, maxTokensField: "max_tokens" },
     maxRetries,
-    pricing: () => pricing ?? entry?.pricing,
+    pricing: () => pricing ?? (entry?.pricing ? pricesOf(entry.pricing) : undefined),
     prepare: async (signal) => {
       await check({ signal });
     },

@@ -52,6 +52,8 @@ describe("aiSdk errors", () => {
       ],
       [{ statusCode: 413 }, "model_context_overflow"],
       [{ statusCode: 404, data: { error: { code: "model_not_found" } } }, "model_unknown"],
+      // Anthropic's answer for an unknown model, as @ai-sdk/anthropic passes it on.
+      [{ statusCode: 404, data: { type: "error", error: { type: "not_found_error" } } }, "model_unknown"],
       [{ statusCode: 400, data: { error: { type: "invalid_request_error" } } }, "model_bad_request"],
       [{ statusCode: 422 }, "model_bad_request"],
       [{ statusCode: 429 }, "model_rate_limited"],

@@ -91,8 +91,8 @@ describe("cancelling an Anthropic call", () => {
     });
     fixture = await startHttpFixture((_request, response) => {
       arrived();
-      // An hour's wait: only the abort can end it.
-      sendError(response, 529, "overloaded_error", "Overloaded", { "retry-after": "3600" });
+      // Half a minute's wait (the policy honours up to 60 s): only the abort can end it.
+      sendError(response, 529, "overloaded_error", "Overloaded", { "retry-after": "30" });
     });
     const before = resources();
     const model = anthropic({ apiKey: FAKE_KEY, model: MODEL, baseURL: fixture.url, maxRetries: 2 });

@@ -101,6 +101,17 @@ describe("verifyKey", () => {
     });
   });
 
+  it("retries a failed catalog request under the shared policy, the SDK's own retries off", async () => {
+    let calls = 0;
+    fixture = await startHttpFixture((_request, response) => {
+      calls++;
+      if (calls === 1) return sendError(response, 529, "overloaded_error", "Overloaded", { "retry-after-ms": "0" });
+      sendJson(response, 200, { data: [], has_more: false, first_id: null, last_id: null });
+    });
+    await expect(verifyKey({ apiKey: FAKE_KEY, baseURL: fixture.url, maxRetries: 1 })).resolves.toBeUndefined();
+    expect(fixture.requests.map((request) => request.headers["x-stainless-retry-count"])).toEqual(["0", "0"]);
+  });
+
   it("rejects an empty key without a request", async () => {
     await expect(verifyKey({ apiKey: "" })).rejects.toMatchObject({ code: "model_auth" });
   });

@@ -113,7 +113,8 @@ describe("retries", () => {
     expect(events[0]).toEqual({ type: "text-delta", text: "after retry" });
     expect(events.at(-1)).toEqual({ type: "finish", stopReason: "end" });
     expect(server.requests).toHaveLength(2);
-    expect(server.requests.map((request) => request.headers["x-stainless-retry-count"])).toEqual(["0", "1"]);
+    // The SDK's own retries are off (each request is its first try); the adapter's policy retried.
+    expect(server.requests.map((request) => request.headers["x-stainless-retry-count"])).toEqual(["0", "0"]);
   });
 
   it("stops after maxRetries and reports the last answer", async () => {
@@ -125,12 +126,14 @@ describe("retries", () => {
   });
 
   it("does not retry a stream that drops after its first event", async () => {
+    // message_start, ping, the text block's start and its first delta: the caller has "once".
     const server = await serve((_r, response) =>
-      sendAnswer(response, answer([{ text: ["never"] }]), { disconnectAfter: 1 }),
+      sendAnswer(response, answer([{ text: ["once", "never"] }]), { disconnectAfter: 4 }),
     );
     const model = anthropic({ apiKey: FAKE_KEY, model: MODEL, baseURL: server.url, maxRetries: 2 });
     const events = await collect(model);
-    expect(events).toHaveLength(1);
+    expect(events).toHaveLength(2);
+    expect(events[0]).toEqual({ type: "text-delta", text: "once" });
     expect(finalError(events)).toMatchObject({ code: "model_network" });
     expect(server.requests).toHaveLength(1);
   });
@@ -138,12 +141,23 @@ describe("retries", () => {
   it("does not retry an error event inside a started stream", async () => {
     const server = await serve((_r, response) =>
       sendAnswer(response, [
-        ...answer([]).slice(0, 2),
+        ...answer([{ text: ["once"] }]).slice(0, 4),
         { event: "error", data: { type: "error", error: { type: "overloaded_error", message: "Overloaded" } } },
       ]),
     );
     const model = anthropic({ apiKey: FAKE_KEY, model: MODEL, baseURL: server.url, maxRetries: 2 });
     expect(finalError(await collect(model))).toMatchObject({ code: "model_overloaded" });
     expect(server.requests).toHaveLength(1);
+  });
+
+  it("retries a stream that broke before the caller got any of it", async () => {
+    const server = await serve(
+      (_r, response) => sendAnswer(response, answer([{ text: ["lost"] }]), { disconnectAfter: 1 }),
+      (_r, response) => sendAnswer(response, answer([{ text: ["after retry"] }])),
+    );
+    const model = anthropic({ apiKey: FAKE_KEY, model: MODEL, baseURL: server.url, maxRetries: 1 });
+    const events = await collect(model);
+    expect(events[0]).toEqual({ type: "text-delta", text: "after retry" });
+    expect(server.requests).toHaveLength(2);
   });
 });

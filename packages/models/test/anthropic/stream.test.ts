@@ -1,7 +1,7 @@
 import { isModelProviderError, type ModelStreamEvent } from "@castellan/harness";
 import { anthropic } from "@castellan/models/anthropic";
 import { afterEach, describe, expect, it } from "vitest";
-import { type HttpFixture, startHttpFixture } from "../support/http-fixture.ts";
+import { type HttpFixture, type SseEvent, startHttpFixture } from "../support/http-fixture.ts";
 import {
   answer,
   assertNoKey,
@@ -27,6 +27,13 @@ async function modelAnswering(
 ) {
   fixture = await startHttpFixture((_request, response) => sendAnswer(response, events, options));
   return anthropic({ apiKey: FAKE_KEY, model: MODEL, baseURL: fixture.url, maxRetries: 0, ...modelOptions });
+}
+
+/** The message object of a scripted answer's message_start, to change in place. */
+function startedMessage(events: readonly SseEvent[]): Record<string, unknown> {
+  const data = events[0]?.data as { type?: string; message?: Record<string, unknown> } | undefined;
+  if (data?.type !== "message_start" || !data.message) throw new Error("the answer does not begin with message_start");
+  return data.message;
 }
 
 describe("the Anthropic stream", () => {
@@ -140,6 +147,55 @@ describe("the Anthropic stream", () => {
     expect((await collect(model)).at(-1)).toEqual({ type: "finish", stopReason: expected });
   });
 
+  // Regression: content blocks and a stop_reason already in message_start were ignored, so
+  // the answer finished as "other" with its blocks gone.
+  it("takes content blocks and a stop_reason carried in message_start as the answer", async () => {
+    const events = answer([], { stopReason: "tool_use" });
+    const start = startedMessage(events);
+    start.stop_reason = "tool_use";
+    start.content = [
+      { type: "thinking", thinking: "Look it up.", signature: "sig==" },
+      { type: "text", text: "Looking.", citations: null },
+      { type: "tool_use", id: "toolu_start", name: "lookup", input: { query: "cedar" } },
+    ];
+    // The stream itself then has no block of its own: only message_delta and message_stop.
+    const model = await modelAnswering(events);
+    expect((await collect(model)).filter((event) => event.type !== "usage")).toEqual([
+      { type: "thinking-delta", text: "Look it up." },
+      {
+        type: "content",
+        block: {
+          type: "provider",
+          provider: "anthropic",
+          data: { type: "thinking", thinking: "Look it up.", signature: "sig==" },
+        },
+      },
+      { type: "text-delta", text: "Looking." },
+      { type: "tool-call", toolCall: { id: "toolu_start", name: "lookup", input: { query: "cedar" } } },
+      { type: "finish", stopReason: "tool-calls" },
+    ]);
+  });
+
+  it("keeps the stop_reason of message_start when message_delta brings none", async () => {
+    const events = answer([{ text: ["Done."] }]);
+    startedMessage(events).stop_reason = "max_tokens";
+    const delta = events.at(-2)?.data as { delta: Record<string, unknown> };
+    delta.delta.stop_reason = null;
+    expect((await collect(await modelAnswering(events))).at(-1)).toEqual({ type: "finish", stopReason: "max-tokens" });
+  });
+
+  // Regression: a repeated message_start ended the call as malformed and the answer was lost.
+  it("ignores a repeated message_start of the same message", async () => {
+    const events = answer([{ text: ["Hel", "lo"] }]);
+    events.splice(4, 0, events[0] as (typeof events)[number]);
+    expect(await collect(await modelAnswering(events))).toEqual([
+      { type: "text-delta", text: "Hel" },
+      { type: "text-delta", text: "lo" },
+      { type: "usage", usage: { inputTokens: 12, outputTokens: 7 } },
+      { type: "finish", stopReason: "end" },
+    ]);
+  });
+
   it("ignores event and delta types it does not know", async () => {
     const events = answer([{ text: ["a"] }]);
     events.splice(2, 0, { event: "future_event", data: { type: "future_event", x: 1 } });
@@ -192,6 +248,22 @@ describe("a broken Anthropic stream", () => {
   it("ends with model_stream_malformed on a delta for a block that never started", async () => {
     const events = answer([{ text: ["a"] }]);
     events.splice(2, 1);
+    expectCode(await collect(await modelAnswering(events)), "model_stream_malformed");
+  });
+
+  it("ends with model_stream_malformed when a second message_start names another message", async () => {
+    const events = answer([{ text: ["a", "b"] }]);
+    const other = structuredClone(events[0]) as { data: { message: { id: string } } };
+    other.data.message.id = "msg_other";
+    events.splice(4, 0, other as (typeof events)[number]);
+    const result = await collect(await modelAnswering(events));
+    expect(result[0]).toEqual({ type: "text-delta", text: "a" });
+    expectCode(result, "model_stream_malformed");
+  });
+
+  it("ends with model_stream_malformed when message_start carries content that is not a list", async () => {
+    const events = answer([{ text: ["a"] }]);
+    startedMessage(events).content = { type: "text" };
     expectCode(await collect(await modelAnswering(events)), "model_stream_malformed");
   });
 

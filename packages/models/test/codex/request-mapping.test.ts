@@ -1,4 +1,4 @@
-import { isModelProviderError, type Message, type ModelRequest } from "@castellan/harness";
+import { DeclarationError, isModelProviderError, type Message, type ModelRequest } from "@castellan/harness";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CodexOptions, codex } from "../../src/codex/index.js";
 import { type HttpFixture, sendSse, startHttpFixture } from "../support/http-fixture.js";
@@ -221,6 +221,10 @@ describe("codex request mapping", () => {
     const model = codex({ accessToken: FAKE_KEY, model: "gpt-5-codex", contextWindow: 400_000 });
     expect(model.contextWindow).toBe(400_000);
     expect(() => codex({ apiKey: "a", model: "m", contextWindow: 0 })).toThrow(/contextWindow/);
+    // Regression: negative prices were accepted, and every cost came out negative.
+    expect(() => codex({ apiKey: "a", model: "m", pricing: { inputPerMillion: -1, outputPerMillion: 1 } })).toThrow(
+      DeclarationError,
+    );
     // The credential is not a property of the binding.
     expect(JSON.stringify(model)).not.toContain(FAKE_KEY);
     expect(Object.values(model).some((value) => typeof value === "string" && value.includes(FAKE_KEY))).toBe(false);

@@ -92,7 +92,7 @@ describe("codex in a Session", () => {
     expect(events.filter((event) => event.kind === "assistant-thinking-delta")).toHaveLength(1);
     const usage = events.filter((event) => event.kind === "model-usage").map((event) => event.usage);
     expect(usage).toEqual([
-      { inputTokens: 100, outputTokens: 20, cacheReadTokens: 0 },
+      { inputTokens: 100, outputTokens: 20 },
       { inputTokens: 180, outputTokens: 8, cacheReadTokens: 90 },
     ]);
 

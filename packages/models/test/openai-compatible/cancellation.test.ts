@@ -57,19 +57,24 @@ describe("openaiCompatible cancellation", () => {
     const controller = new AbortController();
     const signal = controller.signal;
     // The wait before a retry listens for the abort on the caller's signal; abort as it starts
-    // listening, so the 30-second wait the server asks for is what gets cut short.
+    // listening (the first listener added once the 429 was sent), so the 30-second wait the
+    // server asks for is what gets cut short.
+    let answered = false;
     const listen = signal.addEventListener.bind(signal);
     let waiting = false;
     signal.addEventListener = ((...args: Parameters<AbortSignal["addEventListener"]>) => {
       listen(...args);
-      if (args[0] === "abort" && !waiting) {
+      if (args[0] === "abort" && answered && !waiting) {
         waiting = true;
         controller.abort();
       }
     }) as AbortSignal["addEventListener"];
-    fixture.handle((_request, response) =>
-      sendJson(response, 429, errorBody("Slow down", "requests", "rate_limit_exceeded"), { "retry-after": "30" }),
-    );
+    fixture.handle((_request, response) => {
+      response.on("finish", () => {
+        answered = true;
+      });
+      sendJson(response, 429, errorBody("Slow down", "requests", "rate_limit_exceeded"), { "retry-after": "30" });
+    });
     const events = await collect(model().stream(modelRequest(), { signal }));
     expect(waiting).toBe(true);
     expect(events).toHaveLength(1);

@@ -132,6 +132,32 @@ describe("openaiCompatible streams", () => {
     });
   });
 
+  // Regression: xAI counts reasoning outside completion_tokens, so a call that reasoned for 340
+  // tokens and answered in 2 was reported (and priced) as 2 output tokens.
+  it.each([
+    ["xAI: reasoning above completion_tokens", { completion: 2, reasoning: 340, total: 352 }, 342],
+    ["total_tokens counting reasoning apart", { completion: 400, reasoning: 300, total: 710 }, 700],
+    ["OpenAI: reasoning within completion_tokens", { completion: 342, reasoning: 340, total: 352 }, 342],
+    ["no total, reasoning within completion_tokens", { completion: 342, reasoning: 340 }, 342],
+  ])("counts reasoning tokens once in outputTokens and the cost (%s)", async (_name, counts, output) => {
+    const usage = {
+      ...usageChunk(10, counts.completion),
+      usage: {
+        prompt_tokens: 10,
+        completion_tokens: counts.completion,
+        ...("total" in counts ? { total_tokens: counts.total } : {}),
+        completion_tokens_details: { reasoning_tokens: counts.reasoning },
+      },
+    };
+    const events = await answer([{ data: chunk({ content: "ok" }, "stop") }, { data: usage }, done], {
+      pricing: { inputPerMillion: 1, outputPerMillion: 10 },
+    });
+    expect(events.find((event) => event.type === "usage")).toEqual({
+      type: "usage",
+      usage: { inputTokens: 10, outputTokens: output, costUsd: (10 * 1 + output * 10) / 1e6 },
+    });
+  });
+
   it("streams reasoning as thinking deltas and a refusal as text with stop reason refusal", async () => {
     const events = await answer([
       { data: chunk({ reasoning_content: "Think." }) },

@@ -33,13 +33,17 @@ export class ResponsesStream {
     return this;
   }
 
-  /** An assistant message streamed as text deltas. */
-  text(deltas: readonly string[], id = `msg_${this.output.length}`): this {
+  /**
+   * An assistant message streamed as text deltas; `phase` labels it as the gpt-5.x codex models
+   * do (`commentary` or `final_answer`), on the item when it is added and when it is done.
+   */
+  text(deltas: readonly string[], id = `msg_${this.output.length}`, phase?: string): this {
     const index = this.output.length;
     const text = deltas.join("");
+    const labelled = phase === undefined ? {} : { phase };
     this.emit("response.output_item.added", {
       output_index: index,
-      item: { id, type: "message", status: "in_progress", content: [], role: "assistant" },
+      item: { id, type: "message", status: "in_progress", content: [], role: "assistant", ...labelled },
     });
     const part = { output_index: index, item_id: id, content_index: 0 };
     this.emit("response.content_part.added", { ...part, part: { type: "output_text", annotations: [], text: "" } });
@@ -52,6 +56,7 @@ export class ResponsesStream {
       status: "completed",
       content: [{ type: "output_text", annotations: [], logprobs: [], text }],
       role: "assistant",
+      ...labelled,
     };
     return this.done(item);
   }
