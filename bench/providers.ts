@@ -12,23 +12,9 @@
 //   before), after a warm-up round, with the loop order rotating each round and a GC before
 //   each loop. The "adapter" loop (the adapter alone, hand-driven) splits the extra time.
 // The targets are informational; the script exits 0 unless something crashes.
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
+import { fullGc } from "./support/gc.ts";
 import { defaultProviderOptions, runProviderBench } from "./support/providers/bench.ts";
 import { formatProviderReport } from "./support/providers/report.ts";
-
-/** A full GC between loops: `gc` when node runs with --expose-gc, else the flag set now. */
-function fullGc(): (() => void) | undefined {
-  const exposed = (globalThis as { gc?: () => void }).gc;
-  if (exposed) return exposed;
-  try {
-    setFlagsFromString("--expose-gc");
-    // A new context sees the flag; the main one was created before it.
-    return runInNewContext("gc") as () => void;
-  } catch {
-    return undefined;
-  }
-}
 
 const report = await runProviderBench({
   ...defaultProviderOptions(),

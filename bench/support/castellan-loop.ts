@@ -1,7 +1,7 @@
 // One long Run through the real runner, timed from its events.
 import { type Agent, defineAgent, type ModelBinding } from "@castellan/harness";
 import { createNodeRunner, type NodeRunnerPlugin, type SessionStore } from "@castellan/node-runner";
-import { createInstantModel, statefulTickTool, tickState, tickTool } from "./instant-model.ts";
+import { createInstantModel, readOnlyTickTool, statefulTickTool, tickState, tickTool } from "./instant-model.ts";
 import { durationsFromStarts, type TurnTimings } from "./stats.ts";
 
 export const benchAgentId = "bench.turn-loop";
@@ -10,18 +10,19 @@ export const statefulBenchAgentId = "bench.turn-loop-state";
 /**
  * The bench agent: the instant model answering `turns` turns (or `model`), and the `tick`
  * tool. With `state`, the agent declares the `ticks` state key, its `tick` tool writes it with
- * ctx.setState in every tool-call turn, and an instruction section reads it each turn.
+ * ctx.setState in every tool-call turn, and an instruction section reads it each turn. With
+ * `readOnly` (and no `state`), `tick` is declared read-only.
  */
 export function benchAgent(
   turns: number,
-  options: { readonly state?: boolean; readonly model?: ModelBinding } = {},
+  options: { readonly state?: boolean; readonly readOnly?: boolean; readonly model?: ModelBinding } = {},
 ): Agent {
   const model = options.model ?? createInstantModel(turns);
   if (!options.state) {
     return defineAgent(benchAgentId, {
       model,
       instructions: "Tick until done.",
-      tools: [tickTool],
+      tools: [options.readOnly ? readOnlyTickTool : tickTool],
     });
   }
   return defineAgent(statefulBenchAgentId, {
@@ -59,13 +60,15 @@ export async function runCastellanLoop(options: {
   readonly store: SessionStore;
   readonly sessionId: string;
   readonly state?: boolean;
+  /** Declare `tick` read-only (ignored with `state`). */
+  readonly readOnly?: boolean;
   /** The model answering the Run. Default: the instant model. */
   readonly model?: ModelBinding;
 }): Promise<CastellanRun> {
   const { turns, store, sessionId } = options;
   const state = options.state ?? false;
   const runner = await createNodeRunner({
-    agent: benchAgent(turns, { state, model: options.model }),
+    agent: benchAgent(turns, { state, readOnly: options.readOnly, model: options.model }),
     plugins: [storePlugin(store)],
     permissions: "full-access",
     limits: { maxTurns: Math.max(2000, turns) },

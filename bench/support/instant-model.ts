@@ -52,6 +52,15 @@ export const tickTool = defineTool({
   execute: tick,
 });
 
+/** The same `tick`, declared read-only as a lookup tool is: every preset allows it. */
+export const readOnlyTickTool = defineTool({
+  name: "tick",
+  description: "Count one tick.",
+  inputSchema: tickInputSchema,
+  readOnly: true,
+  execute: tick,
+});
+
 /** The state key the stateful `tick` writes. */
 export const tickState: JsonObject = { ticks: 0 };
 
