@@ -140,7 +140,7 @@ export async function runStoreGrowthBench(options: StoreGrowthOptions): Promise<
           const timings =
             layer === "store"
               ? await runAppendLoop({ store, sessionId, turns })
-              : await runCastellanLoop({ turns, store, sessionId, readOnly: true, ...(model ? { model } : {}) });
+              : await runCastellanLoop({ turns, store, sessionId, ...(model ? { model } : {}) });
           // The Run's start, then one per turn.
           if (waits.length !== turns + 1 || waits.some(Number.isNaN)) {
             throw new Error(`${layer} ${kind}: ${waits.length} waited appends for ${turns} turns, not ${turns + 1}.`);

@@ -32,7 +32,7 @@ export function formatStoreGrowthReport(report: StoreGrowthReport): string {
   const { early, sizes, repeats, warmups } = report.options;
   const row = table([27, 5, 33, 33, 16, 30, 16]);
   const lines = [
-    "store growth: per-turn wall time of one Run of N turns (N-1 turns of one read-only tool call, then a text answer),",
+    "store growth: per-turn wall time of one Run of N turns (N-1 turns of one tool call with effects, then a text answer),",
     `memory store beside file store, median of turns ${early.from}-${early.to} (early) -> of the last 11 tool-call turns (late), pooled over`,
     `${repeats} timed Runs of each (N=${sizes.map((size) => size.turns).join(" and ")} interleaved), after ${warmups} warm-up round(s); late/early of the medians`,
     '"store alone": the appends a Run makes, without the runner; "file extra": file minus memory, of the medians',
