@@ -49,7 +49,9 @@ export async function listModels(options: AnthropicDiscoveryOptions): Promise<An
   if (signal?.aborted) throw abortError(signal);
   const models: AnthropicModelInfo[] = [];
   try {
-    let page = await request(() => client.models.list({ limit: PAGE_SIZE }, signal ? { signal } : undefined));
+    let page = await request(async () =>
+      (await client()).models.list({ limit: PAGE_SIZE }, signal ? { signal } : undefined),
+    );
     for (let pages = 1; ; pages++) {
       for (const model of page.data) models.push(toInfo(model));
       if (!page.hasNextPage()) return models;
@@ -74,7 +76,7 @@ export async function verifyKey(options: AnthropicDiscoveryOptions): Promise<voi
   const { client, signal, request } = discoveryClient(options, "verifyKey()");
   if (signal?.aborted) throw abortError(signal);
   try {
-    await request(() => client.models.list({ limit: 1 }, signal ? { signal } : undefined));
+    await request(async () => (await client()).models.list({ limit: 1 }, signal ? { signal } : undefined));
   } catch (error) {
     if (signal?.aborted) throw abortError(signal);
     throw error;

@@ -1,11 +1,12 @@
 // Turns what the SDK throws into ModelProviderErrors, at the boundary where it happens.
-import { APIConnectionError, APIError, APIUserAbortError } from "@anthropic-ai/sdk";
+import type { APIError } from "@anthropic-ai/sdk";
 import { type ModelErrorCode, ModelProviderError } from "@castellan/harness";
 import { errorCode } from "../shared/error-table.js";
 import { malformed } from "../shared/malformed.js";
 import { redact } from "../shared/redact.js";
 import { retryAfterMs } from "../shared/retry-after.js";
 import { anthropicErrors, CONTEXT_LENGTH_MESSAGE } from "./error-table.js";
+import { anthropicSdk } from "./sdk.js";
 
 /** The adapter name on every error it raises. */
 export const PROVIDER = "anthropic";
@@ -13,13 +14,15 @@ export const PROVIDER = "anthropic";
 /** Converts anything the SDK or the stream threw into a ModelProviderError. */
 export function toModelError(error: unknown, apiKey: string): ModelProviderError {
   if (error instanceof ModelProviderError) return error;
-  if (error instanceof APIUserAbortError) {
+  // The SDK threw it, so it is loaded; before that no SDK error can exist.
+  const sdk = anthropicSdk.loaded();
+  if (sdk !== undefined && error instanceof sdk.APIUserAbortError) {
     return make("model_network", "The request to Anthropic was aborted.", apiKey, { cause: error, retryable: false });
   }
-  if (error instanceof APIConnectionError) {
+  if (sdk !== undefined && error instanceof sdk.APIConnectionError) {
     return make("model_network", `Could not reach Anthropic: ${error.message}`, apiKey, { cause: error });
   }
-  if (error instanceof APIError) return fromApiError(error, apiKey);
+  if (sdk !== undefined && error instanceof sdk.APIError) return fromApiError(error, apiKey);
   if (error instanceof SyntaxError) {
     // The parser's message may quote the event, so only the fact is reported.
     return malformed(PROVIDER, "Anthropic sent an event that is not JSON.");

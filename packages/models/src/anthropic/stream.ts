@@ -10,7 +10,8 @@ import { StreamState } from "./stream-state.js";
 
 /** What one streamed call needs besides the request. */
 export interface StreamContext {
-  readonly client: Anthropic;
+  /** The SDK client, made on the first request. */
+  readonly client: () => Promise<Anthropic>;
   readonly apiKey: string;
   readonly pricing: Prices | undefined;
   /** Retries before anything was streamed; the SDK's own retries are off (client.ts). */
@@ -32,7 +33,7 @@ export function streamMessages(
   return streamModelCall<Anthropic.RawMessageStreamEvent>(
     {
       async send(signal) {
-        const { data, request_id } = await sendMessages(client, params, signal);
+        const { data, request_id } = await sendMessages(await client(), params, signal);
         return { items: data[Symbol.asyncIterator](), requestId: request_id ?? undefined };
       },
       mapping: ({ requestId }) => new StreamState(pricing, requestId),

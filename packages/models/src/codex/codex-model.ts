@@ -1,6 +1,8 @@
 import { DeclarationError, type ModelBinding, type ModelRequest, type ModelStreamEvent } from "@castellan/harness";
-import OpenAI from "openai";
+import type OpenAI from "openai";
 import type { ResponseCreateParamsStreaming } from "openai/resources/responses/responses";
+import { openaiSdk } from "../openai-compatible/sdk.js";
+import { onFirstUse } from "../shared/lazy-module.js";
 import { checkPricing, type Prices } from "../shared/pricing.js";
 import { type Redact, redactor } from "../shared/redact.js";
 import { retryCount } from "../shared/retry.js";
@@ -13,7 +15,8 @@ import { ResponseStreamMapper } from "./stream-mapper.js";
 
 /** What one binding's calls share; it lives in the binding's closure, never on the binding. */
 interface CallContext {
-  readonly client: OpenAI;
+  /** The SDK client, made on the first request. */
+  readonly client: () => Promise<OpenAI>;
   readonly settings: RequestSettings;
   readonly prices: Prices | undefined;
   readonly maxRetries: number;
@@ -46,16 +49,19 @@ export function codex(options: CodexOptions): ModelBinding {
     throw new DeclarationError("codex maxOutputTokens must be a positive integer.");
   }
   const prices = checkPricing(options.pricing, "codex");
-  const client = new OpenAI({
-    apiKey: credential,
-    baseURL: options.baseURL ?? (accessToken !== undefined ? CHATGPT_CODEX_BASE_URL : OPENAI_BASE_URL),
-    // Retries are this adapter's: only before anything streamed, and visible in its errors.
-    maxRetries: 0,
-    // Configuration comes from the options only, never from OPENAI_* environment variables.
-    organization: null,
-    project: null,
-    logLevel: "off",
-    ...(options.headers ? { defaultHeaders: { ...options.headers } } : {}),
+  const client = onFirstUse(async () => {
+    const { default: OpenAI } = await openaiSdk.load();
+    return new OpenAI({
+      apiKey: credential,
+      baseURL: options.baseURL ?? (accessToken !== undefined ? CHATGPT_CODEX_BASE_URL : OPENAI_BASE_URL),
+      // Retries are this adapter's: only before anything streamed, and visible in its errors.
+      maxRetries: 0,
+      // Configuration comes from the options only, never from OPENAI_* environment variables.
+      organization: null,
+      project: null,
+      logLevel: "off",
+      ...(options.headers ? { defaultHeaders: { ...options.headers } } : {}),
+    });
   });
   const context: CallContext = {
     client,
@@ -91,7 +97,7 @@ function responsesExchange(context: CallContext, params: ResponseCreateParamsStr
   const { client, redact, prices } = context;
   return {
     async send(signal) {
-      const answer = await client.responses.create(params, { signal }).withResponse();
+      const answer = await (await client()).responses.create(params, { signal }).withResponse();
       return { items: answer.data[Symbol.asyncIterator](), requestId: answer.request_id ?? undefined };
     },
     mapping: ({ requestId }) => new ResponseStreamMapper(prices, redact, requestId),

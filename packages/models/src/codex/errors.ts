@@ -1,7 +1,8 @@
 // Classifies every failure of a Responses call into a ModelProviderError at the boundary: from
 // HTTP status codes and the provider's error codes, never from message text.
 import { type ModelErrorCode, ModelProviderError } from "@castellan/harness";
-import { APIConnectionError, APIError } from "openai";
+import type { APIError } from "openai";
+import { openaiSdk } from "../openai-compatible/sdk.js";
 import { errorCode, isFinal } from "../shared/error-table.js";
 import { malformed } from "../shared/malformed.js";
 import type { Redact } from "../shared/redact.js";
@@ -62,7 +63,9 @@ function httpError(error: APIError & { status: number }, redact: Redact): ModelP
  */
 export function classifyError(error: unknown, redact: Redact, requestId: string | undefined): ModelProviderError {
   if (error instanceof ModelProviderError) return error;
-  if (error instanceof APIConnectionError) {
+  // The SDK threw it, so it is loaded; before that no SDK error can exist.
+  const sdk = openaiSdk.loaded();
+  if (sdk !== undefined && error instanceof sdk.APIConnectionError) {
     return new ModelProviderError(
       "model_network",
       `The connection to the Responses API failed: ${redact(error.message)}`,
@@ -72,7 +75,7 @@ export function classifyError(error: unknown, redact: Redact, requestId: string 
       },
     );
   }
-  if (error instanceof APIError) {
+  if (sdk !== undefined && error instanceof sdk.APIError) {
     if (typeof error.status === "number") return httpError(error as APIError & { status: number }, redact);
     // The SDK raises an `event: error` stream event (or a `data` carrying `error`) as a status-less APIError.
     const body = error.error as { code?: unknown; message?: unknown } | undefined;

@@ -15,7 +15,8 @@ import { readSse, type SseMessage } from "./sse.js";
 /** What the shared stream needs from an adapter. */
 export interface CompatibleStreamConfig {
   readonly context: ErrorContext;
-  readonly client: OpenAI;
+  /** The SDK client, made on the first request. */
+  readonly client: () => Promise<OpenAI>;
   readonly request: ChatRequestOptions;
   /** Further attempts after a retryable failure before anything was streamed. */
   readonly maxRetries: number;
@@ -67,7 +68,8 @@ function chatExchange(
   const { context } = config;
   return {
     async send(signal) {
-      const response = await config.client.chat.completions.create(body, { signal, maxRetries: 0 }).asResponse();
+      const client = await config.client();
+      const response = await client.chat.completions.create(body, { signal, maxRetries: 0 }).asResponse();
       const contentType = response.headers.get("content-type") ?? "";
       if (!response.body || !contentType.includes("text/event-stream")) {
         // Not read, so its connection is closed rather than left open.

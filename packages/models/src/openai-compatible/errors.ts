@@ -2,13 +2,13 @@
 // provider's error code/type (error-table.ts), broken connections as network errors. Messages from the provider
 // are kept (they say what to fix) but shortened and scrubbed of the credential.
 import { type ModelErrorCode, ModelProviderError } from "@castellan/harness";
-import { APIConnectionTimeoutError, APIError } from "openai";
 import { abortError } from "../shared/abort.js";
 import { type ErrorFacts, errorCode, isFinal } from "../shared/error-table.js";
 import { malformed } from "../shared/malformed.js";
 import { redact } from "../shared/redact.js";
 import { retryAfterMs } from "../shared/retry-after.js";
 import { chatCompletionsErrors } from "./error-table.js";
+import { openaiSdk } from "./sdk.js";
 
 /** Who raised an error and what must never appear in it. */
 export interface ErrorContext {
@@ -106,12 +106,15 @@ export function errorFromStreamPayload(context: ErrorContext, error: unknown): M
 export function errorFromRequest(context: ErrorContext, thrown: unknown, signal: AbortSignal): Error {
   if (signal.aborted) return abortError(signal);
   if (thrown instanceof ModelProviderError) return thrown;
-  if (thrown instanceof APIError && typeof thrown.status === "number") {
-    return errorFromStatus(context, { status: thrown.status, headers: thrown.headers, error: thrown.error });
+  // The SDK threw it, so it is loaded; before that no SDK error can exist.
+  const sdk = openaiSdk.loaded();
+  const apiError = sdk !== undefined && thrown instanceof sdk.APIError ? thrown : undefined;
+  if (apiError && typeof apiError.status === "number") {
+    return errorFromStatus(context, { status: apiError.status, headers: apiError.headers, error: apiError.error });
   }
-  const timedOut = thrown instanceof APIConnectionTimeoutError;
+  const timedOut = sdk !== undefined && thrown instanceof sdk.APIConnectionTimeoutError;
   // Connection failures (refused, reset, DNS, TLS) carry the platform's error as their cause.
-  const cause = thrown instanceof APIError ? (thrown.cause ?? thrown) : thrown;
+  const cause = apiError ? (apiError.cause ?? apiError) : thrown;
   return new ModelProviderError(
     "model_network",
     `Could not reach ${context.label}${timedOut ? ": the request timed out" : ""}${causeText(cause, context)}.`,
