@@ -1,5 +1,6 @@
 // The adapters under test, each bound to the fixture server, with the wire format it speaks.
 import { createOpenAI } from "@ai-sdk/openai";
+import type { LanguageModelV4 } from "@ai-sdk/provider";
 import Anthropic from "@anthropic-ai/sdk";
 import type { ModelBinding } from "@castellan/harness";
 import { aiSdk } from "@castellan/models/ai-sdk";
@@ -29,6 +30,11 @@ export interface AdapterSpec {
    * AI SDK adapter, whose "adapter alone" loop is already that SDK's own request path.
    */
   readonly sdk?: (url: string) => WireSender;
+  /**
+   * For the AI SDK adapter: the AI SDK language model it wraps, bound to the fixture at `url`.
+   * Its floor is a hand-written loop calling that model's `doStream` directly.
+   */
+  readonly languageModel?: (url: string) => LanguageModelV4;
 }
 
 /** The Anthropic SDK's streaming Messages request, its raw response unread. */
@@ -57,6 +63,10 @@ const catalogEntry = {
   imageInput: false,
   pricing: undefined,
 } as const;
+
+/** The AI SDK's OpenAI chat model on the fixture. */
+const aiSdkChat = (url: string): LanguageModelV4 =>
+  createOpenAI({ apiKey: benchKey, baseURL: `${url}/v1` }).chat("gpt-bench") as LanguageModelV4;
 
 /** Every adapter, each with default options apart from the endpoint and key. */
 export const adapters: readonly AdapterSpec[] = [
@@ -93,6 +103,7 @@ export const adapters: readonly AdapterSpec[] = [
     name: "ai-sdk",
     format: "chat",
     model: "gpt-bench",
-    bind: (url) => aiSdk(createOpenAI({ apiKey: benchKey, baseURL: `${url}/v1` }).chat("gpt-bench")),
+    bind: (url) => aiSdk(aiSdkChat(url)),
+    languageModel: aiSdkChat,
   },
 ];
