@@ -52,8 +52,8 @@ export interface CastellanRun extends TurnTimings {
 /**
  * Runs one Run of `turns` turns in a new Session `sessionId` of `store`, with the `full-access`
  * preset (and, with `state`, a state write in every tool-call turn), answered by the instant
- * model or `model`. A turn's time is taken where the consumer of the Run's events sees it: from
- * its `turn-start` to the next turn's `turn-start` (the last turn to `run-end`).
+ * model or `model`. A turn's time is taken from its model call to the next one (the last turn's
+ * to `run-end`), where the hand-written loops take it.
  */
 export async function runCastellanLoop(options: {
   readonly turns: number;
@@ -67,8 +67,20 @@ export async function runCastellanLoop(options: {
 }): Promise<CastellanRun> {
   const { turns, store, sessionId } = options;
   const state = options.state ?? false;
+  // A turn is timed from its model call to the next one, where the hand-written loops time it:
+  // events of records saved ahead reach the consumer in bursts, once their sync is done.
+  const calls: number[] = [];
+  const inner = options.model ?? createInstantModel(turns);
+  const model: ModelBinding = {
+    specifier: inner.specifier,
+    ...(inner.contextWindow === undefined ? {} : { contextWindow: inner.contextWindow }),
+    stream: (request, callOptions) => {
+      calls.push(performance.now());
+      return inner.stream(request, callOptions);
+    },
+  };
   const runner = await createNodeRunner({
-    agent: benchAgent(turns, { state, readOnly: options.readOnly, model: options.model }),
+    agent: benchAgent(turns, { state, readOnly: options.readOnly, model }),
     plugins: [storePlugin(store)],
     permissions: "full-access",
     limits: { maxTurns: Math.max(2000, turns) },
@@ -76,22 +88,23 @@ export async function runCastellanLoop(options: {
   try {
     const session = await runner.createSession({ id: sessionId });
     try {
-      const starts: number[] = [];
       let stateWrites = 0;
+      let turnStarts = 0;
+      let ended = Number.NaN;
       const begin = performance.now();
       const run = session.run(`Tick ${turns} times.`);
       for await (const event of run) {
         if (event.kind === "state-changed") {
           stateWrites++;
         } else if (event.kind === "turn-start") {
-          starts.push(performance.now());
-          if (event.turn !== starts.length)
-            throw new Error(`turn-start ${event.turn} arrived as start ${starts.length}.`);
+          turnStarts++;
+          if (event.turn !== turnStarts) throw new Error(`turn-start ${event.turn} arrived as start ${turnStarts}.`);
         } else if (event.kind === "run-end") {
-          starts.push(performance.now());
+          ended = performance.now();
         }
       }
       const end = performance.now();
+      const starts = [...calls, ended];
       const result = await run.result;
       if (result.turns !== turns || starts.length !== turns + 1) {
         throw new Error(`The Run took ${result.turns} turns (${starts.length - 1} timed), not ${turns}.`);

@@ -54,7 +54,8 @@ export function formatProviderReport(report: ProviderBenchReport): string {
   const lines = [
     "providers bench: one Run of N turns (N-1 `tick` tool calls, then a text answer) through each adapter against a",
     `loopback fixture server (${placement === "child-process" ? "in a child process, for every loop alike" : "in this process"}); every loop sends the same request bytes`,
-    `whole-Run wall time: median of ${sizes.map((size) => `${size.repeats} timed Runs at N=${size.turns}`).join(", ")}, each after ${warmups} warm-up round(s)`,
+    `${sizes.map((size) => `${size.repeats} timed Runs at N=${size.turns}`).join(", ")}, each after ${warmups} warm-up round(s); the targets compare typical Runs:`,
+    "each loop's turns pooled over its Runs, the slowest 5% left out (stalls from other processes), their mean times N",
     "loops: bare (fetch + hand-built body + minimal SSE reader); floor (the same requests through the SDK the adapter is built on,",
     "no Castellan code; for ai-sdk, the same loop calling the wrapped AI SDK model directly); adapter (the adapter alone, hand-driven);",
     "memory / file (a Castellan Run, memory or file store, a tool with effects); memory-ro / file-ro (the same, a read-only tool)",
@@ -82,7 +83,8 @@ export function formatProviderReport(report: ProviderBenchReport): string {
   lines.push(`${passed} of ${total} targets PASS`, "");
 
   const kinds: readonly LoopKind[] = ["bare", "sdk", "adapter", "memory", "memory-ro", "file", "file-ro"];
-  const loopTable = table([19, 6, 9, ...kinds.map(() => 11), 14]);
+  lines.push("typical whole Run (ms), the median Run's total in parentheses:");
+  const loopTable = table([19, 6, 9, ...kinds.map(() => 16), 14]);
   lines.push(
     loopTable([
       "adapter",
@@ -101,14 +103,14 @@ export function formatProviderReport(report: ProviderBenchReport): string {
           result.adapter,
           String(size.turns),
           (size.requestBytes / 1024).toFixed(0),
-          ...kinds.map((kind) => ms(size.loops[kind].totalMs)),
+          ...kinds.map((kind) => `${ms(size.loops[kind].typicalMs)} (${ms(size.loops[kind].totalMs)})`),
           waits,
         ]),
       );
     }
   }
   lines.push(
-    `one synced append (~1 KiB write + datasync) on this disk: ${formatDuration(report.syncMs)} (median of 101). "file waits/turn":`,
+    `one synced append (~1 KiB write + datasync) on this disk: ${formatDuration(report.syncMs)} (trimmed mean of syncs timed before every file-store loop). "file waits/turn":`,
     "the appends a file-store Run with a tool with effects waited on, after its start, per turn (at most one: the intent)",
   );
 

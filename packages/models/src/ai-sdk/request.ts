@@ -16,6 +16,7 @@ import {
   type ToolSpec,
   textOf,
 } from "@castellan/harness";
+import { ConversationFold } from "../shared/conversation-fold.js";
 import { readAiSdkBlock } from "./provider-blocks.js";
 
 type UserMessage = Extract<LanguageModelV4Message, { role: "user" }>;
@@ -28,23 +29,35 @@ type ToolResultPart = Extract<LanguageModelV4Message, { role: "tool" }>["content
  * then `context` as a final user message. Empty messages are left out.
  */
 export function toPrompt(request: ModelRequest): LanguageModelV4Prompt {
-  const prompt: LanguageModelV4Prompt = [];
-  if (request.system) prompt.push({ role: "system", content: request.system });
-  for (const message of request.messages) {
-    const mapped = mappedMessage(message);
-    if (mapped === undefined) continue;
-    if (mapped.role !== "tool") {
-      prompt.push(mapped);
-      continue;
-    }
-    // The merged tool message is made per request: its parts are cached, the run they form is not.
-    const last = prompt.at(-1);
-    if (last?.role === "tool") last.content.push(mapped.part);
-    else prompt.push({ role: "tool", content: [mapped.part] });
-  }
+  const folded = promptFold.run(request.messages);
+  // A new list: the fold's last tool message may still gain parts from later messages.
+  const prompt: LanguageModelV4Prompt = request.system ? [{ role: "system", content: request.system }] : [];
+  for (let index = 0; index < folded.length - 1; index++) prompt.push(folded[index] as LanguageModelV4Message);
+  const last = folded.at(-1);
+  if (last) prompt.push(last.role === "tool" ? { role: "tool", content: last.content.slice() } : last);
   if (request.context) prompt.push({ role: "user", content: [{ type: "text", text: request.context }] });
   return prompt;
 }
+
+/**
+ * The conversation's prompt messages, continued from the previous request's (see
+ * ConversationFold): consecutive tool results form one tool message.
+ */
+const promptFold = new ConversationFold<LanguageModelV4Message[]>({
+  start: () => [],
+  add(prompt, message) {
+    const mapped = mappedMessage(message);
+    if (mapped === undefined) return;
+    if (mapped.role !== "tool") {
+      prompt.push(mapped);
+      return;
+    }
+    // The merged tool message belongs to the fold: its parts are cached, the run they form is not.
+    const last = prompt.at(-1);
+    if (last?.role === "tool") last.content.push(mapped.part);
+    else prompt.push({ role: "tool", content: [mapped.part] });
+  },
+});
 
 /** One message's prompt form: a user or assistant message, a tool result part, or nothing when empty. */
 type MappedMessage =

@@ -3,6 +3,7 @@
 // back unchanged.
 import type { Anthropic } from "@anthropic-ai/sdk";
 import type { ContentBlock, ImageBlock, Message } from "@castellan/harness";
+import { ConversationFold } from "../shared/conversation-fold.js";
 
 /** The `provider` name of the blocks this adapter makes and accepts back. */
 export const PROVIDER_NAME = "anthropic";
@@ -45,18 +46,37 @@ const mappedMessages = new WeakMap<Message, MappedMessage>();
  * call, but the blocks in them are shared with earlier calls: treat them as read-only.
  */
 export function toAnthropicMessages(messages: readonly Message[], context: string): Anthropic.MessageParam[] {
-  const turns: { role: "user" | "assistant"; content: BlockParam[] }[] = [];
-  const push = ({ role, content }: MappedMessage) => {
+  const folded = turnFold.run(messages);
+  // New lists: the fold's last turn may still grow with later messages (or this turn's context).
+  const turns: Anthropic.MessageParam[] = folded.slice(0, -1);
+  const last = folded.at(-1);
+  if (last) turns.push({ role: last.role, content: last.content.slice() });
+  if (context) {
+    const text: BlockParam = { type: "text", text: context };
+    const end = turns.at(-1);
+    if (end?.role === "user") (end.content as BlockParam[]).push(text);
+    else turns.push({ role: "user", content: [text] });
+  }
+  return turns;
+}
+
+type Turn = { readonly role: "user" | "assistant"; readonly content: BlockParam[] };
+
+/**
+ * The conversation's merged turns, continued from the previous request's (see
+ * ConversationFold): a message of the same role as the last turn joins it.
+ */
+const turnFold = new ConversationFold<Turn[]>({
+  start: () => [],
+  add(turns, message) {
+    const { role, content } = mappedMessage(message);
     if (content.length === 0) return;
     const last = turns.at(-1);
     if (last && last.role === role) last.content.push(...content);
     // A copy, so that merging never grows a cached list.
     else turns.push({ role, content: content.slice() });
-  };
-  for (const message of messages) push(mappedMessage(message));
-  if (context) push({ role: "user", content: [{ type: "text", text: context }] });
-  return turns;
-}
+  },
+});
 
 /** The message's wire form, from the cache when this object was mapped before. */
 function mappedMessage(message: Message): MappedMessage {

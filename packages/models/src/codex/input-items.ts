@@ -14,6 +14,7 @@ import type {
   ResponseInputContent,
   ResponseInputItem,
 } from "openai/resources/responses/responses";
+import { ConversationFold } from "../shared/conversation-fold.js";
 import { isMessageMarker, markerPhase } from "./message-marker.js";
 
 /** The `provider` of the blocks this adapter makes (reasoning, function call and web search items, message markers). */
@@ -49,12 +50,17 @@ const mappedMessages = new WeakMap<Message, readonly InputItem[]>();
  * are shared with earlier calls (see `mappedMessages`): treat them as read-only.
  */
 export function toInputItems(messages: readonly Message[]): InputItem[] {
-  const items: InputItem[] = [];
-  for (const message of messages) {
-    for (const item of messageItems(message)) items.push(item);
-  }
-  return items;
+  // A new list: the fold goes on growing after this request is sent.
+  return itemFold.run(messages).slice();
 }
+
+/** The conversation's items, continued from the previous request's (see ConversationFold). */
+const itemFold = new ConversationFold<InputItem[]>({
+  start: () => [],
+  add(items, message) {
+    for (const item of messageItems(message)) items.push(item);
+  },
+});
 
 /** The message's items, from the cache when this object was mapped before. */
 function messageItems(message: Message): readonly InputItem[] {

@@ -14,6 +14,7 @@ import type {
   ChatCompletionCreateParamsStreaming,
   ChatCompletionMessageParam,
 } from "openai/resources/chat/completions";
+import { ConversationFold } from "../shared/conversation-fold.js";
 import { reasoningDetailsOf } from "./reasoning-details.js";
 
 /** An assistant message with OpenRouter's `reasoning_details`, which the SDK's type does not declare. */
@@ -26,26 +27,39 @@ export interface ChatRequestOptions {
   readonly maxTokensField: "max_tokens" | "max_completion_tokens";
 }
 
+/** The conversation in wire form so far, and the labelled images of its last group of tool replies. */
+interface ChatFold {
+  readonly wire: ChatCompletionMessageParam[];
+  replyImages: ChatCompletionContentPart[];
+}
+
+/**
+ * The conversation's wire form, continued from the previous request's (see ConversationFold):
+ * a tool reply's images are held until its group of replies ends, then sent as one user message.
+ */
+const chatFold = new ConversationFold<ChatFold>({
+  start: () => ({ wire: [], replyImages: [] }),
+  add(fold, message) {
+    if (message.role !== "tool" && fold.replyImages.length > 0) {
+      fold.wire.push({ role: "user", content: fold.replyImages });
+      fold.replyImages = [];
+    }
+    const mapped = mappedMessage(message);
+    fold.wire.push(mapped.wire);
+    if (mapped.images) fold.replyImages = [...fold.replyImages, ...mapped.images];
+  },
+});
+
 /** Builds the request body: system prompt, conversation, tool replies with their images, then context. */
 export function chatRequestBody(
   request: ModelRequest,
   options: ChatRequestOptions,
 ): ChatCompletionCreateParamsStreaming {
-  const messages: ChatCompletionMessageParam[] = [];
-  if (request.system) messages.push({ role: "system", content: request.system });
-  // The labelled images of the current group of tool replies, sent as one user message after it.
-  let replyImages: ChatCompletionContentPart[] = [];
-  const endReplyGroup = () => {
-    if (replyImages.length > 0) messages.push({ role: "user", content: replyImages });
-    replyImages = [];
-  };
-  for (const message of request.messages) {
-    if (message.role !== "tool") endReplyGroup();
-    const mapped = mappedMessage(message);
-    messages.push(mapped.wire);
-    if (mapped.images) replyImages.push(...mapped.images);
-  }
-  endReplyGroup();
+  const fold = chatFold.run(request.messages);
+  // A new list: the fold goes on growing after this request is sent.
+  const messages: ChatCompletionMessageParam[] = request.system ? [{ role: "system", content: request.system }] : [];
+  for (const message of fold.wire) messages.push(message);
+  if (fold.replyImages.length > 0) messages.push({ role: "user", content: fold.replyImages });
   // Live context for this turn only: after the conversation, never saved.
   if (request.context) messages.push({ role: "user", content: request.context });
   return {

@@ -2,7 +2,7 @@
 // request, read the answer item by item through the adapter's mapping, and let go of the
 // request the right way however the attempt ends.
 import type { ModelStreamEvent } from "@castellan/harness";
-import { abortError, untilAborted } from "./abort.js";
+import { abortError, abortRace, untilAborted } from "./abort.js";
 import { finishInBackground } from "./release-body.js";
 import { retryBeforeFirstEvent } from "./retry-stream.js";
 
@@ -82,6 +82,8 @@ export async function* sendAndRead<Item>(
   const forward = () => attempt.abort(signal.reason);
   signal.addEventListener("abort", forward, { once: true });
   let answer: OpenAnswer<Item> | undefined;
+  /** Waits for each item, or the caller's abort, with one listener on the signal. */
+  let race: ReturnType<typeof abortRace> | undefined;
   /** Whether the body ended, or is read to its end in the background: nothing is left to let go. */
   let released = false;
   const letGo = () => {
@@ -103,10 +105,11 @@ export async function* sendAndRead<Item>(
     }
     const { requestId } = answer;
     const mapping = exchange.mapping(answer);
+    race = abortRace(signal);
     while (true) {
       let next: IteratorResult<Item>;
       try {
-        next = await untilAborted(answer.items.next(), signal);
+        next = await race.wait(answer.items.next());
       } catch (error) {
         yield {
           type: "error",
@@ -138,6 +141,7 @@ export async function* sendAndRead<Item>(
     }
   } finally {
     signal.removeEventListener("abort", forward);
+    race?.close();
     if (!released) letGo();
   }
 }

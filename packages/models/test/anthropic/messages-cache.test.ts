@@ -34,17 +34,24 @@ describe("anthropic message mapping cache", () => {
     const firstJson = JSON.stringify(first);
     const second = toAnthropicMessages(messages, "now");
     expect(JSON.stringify(second)).toBe(firstJson);
-    // The turns and lists are new each call (merging never grows a cached list) ...
+    // The list and its last turn (which later messages or the context may extend) are new each
+    // call; earlier turns are final and shared ...
     expect(second).not.toBe(first);
-    expect(second[0]?.content).not.toBe(first[0]?.content);
+    expect(second.at(-1)).not.toBe(first.at(-1));
+    expect(second[0]).toBe(first[0]);
     // ... but every block made for a message is the one made the first time: not re-mapped.
     // (The context block, last, is this call's own.)
     const blocks = (turns: typeof first) => turns.flatMap((turn) => turn.content as unknown[]).slice(0, -1);
     const secondBlocks = blocks(second);
     expect(secondBlocks.length).toBeGreaterThan(200);
     for (const [at, block] of blocks(first).entries()) expect(secondBlocks[at]).toBe(block);
-    // Merging (tool result + nudge + context) did not grow the cached lists.
+    // Merging (tool result + nudge + context) did not grow the cached lists, nor did a later,
+    // longer conversation change what an earlier call returned.
     expect(JSON.stringify(toAnthropicMessages(messages, "now"))).toBe(firstJson);
+    const longer = [...messages, { role: "user" as const, content: [{ type: "text" as const, text: "more" }] }];
+    expect(JSON.stringify(toAnthropicMessages(longer, "later")).length).toBeGreaterThan(firstJson.length);
+    expect(JSON.stringify(first)).toBe(firstJson);
+    expect(JSON.stringify(second)).toBe(firstJson);
     expect(toAnthropicMessages(messages, "").at(-1)?.content).toEqual([
       { type: "tool_result", tool_use_id: "toolu_59", content: [{ type: "text", text: "result 59" }], is_error: false },
       { type: "text", text: "nudge 59" },

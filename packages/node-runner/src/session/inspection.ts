@@ -158,8 +158,10 @@ export class InspectionRecorder {
     if (at.runId === undefined) {
       this.initial ??= view;
     } else {
-      const changes = diff(this.latest ?? view, view);
-      this.turns.push(deepFreeze({ runId: at.runId, turn: at.turn, ...view, changes }));
+      // Most turns project what the turn before did (the same frozen view): nothing changed.
+      const changes = view === this.latest ? noChanges : diff(this.latest ?? view, view);
+      // The view and the changes are deeply frozen already; the entry itself is all that is new.
+      this.turns.push(Object.freeze({ runId: at.runId, turn: at.turn, ...view, changes }));
       if (this.turns.length > this.maxTurns) {
         this.turns.shift();
         this.dropped++;
@@ -224,12 +226,20 @@ function sameProjection(view: InspectedProjection, projection: Projection): bool
   );
 }
 
+const noChanges: ProjectionChanges = deepFreeze({
+  toolsShown: [],
+  toolsHidden: [],
+  sectionsAdded: [],
+  sectionsRemoved: [],
+  sectionsChanged: [],
+});
+
 function diff(before: InspectedProjection, after: InspectedProjection): ProjectionChanges {
   const beforeTools = new Set(before.tools.map((tool) => tool.name));
   const afterTools = new Set(after.tools.map((tool) => tool.name));
   const beforeSections = new Map(before.sections.map((section) => [section.id, section.text]));
   const afterSections = new Map(after.sections.map((section) => [section.id, section.text]));
-  return {
+  return deepFreeze({
     toolsShown: [...afterTools].filter((name) => !beforeTools.has(name)),
     toolsHidden: [...beforeTools].filter((name) => !afterTools.has(name)),
     sectionsAdded: [...afterSections.keys()].filter((id) => !beforeSections.has(id)),
@@ -237,5 +247,5 @@ function diff(before: InspectedProjection, after: InspectedProjection): Projecti
     sectionsChanged: [...afterSections]
       .filter(([id, text]) => beforeSections.has(id) && beforeSections.get(id) !== text)
       .map(([id]) => id),
-  };
+  });
 }
