@@ -17,6 +17,14 @@ export class StateFold {
   private overlay: Readonly<Record<string, JsonValue>> = Object.freeze({});
   private readonly writes: StateWrite[] = [];
   private queued: Readonly<Record<string, JsonValue>>[] = [];
+  /** The last view made, and what it was made from. */
+  private cachedView:
+    | {
+        readonly initial: Readonly<Record<string, JsonValue>>;
+        readonly overlay: Readonly<Record<string, JsonValue>>;
+        readonly view: Readonly<Record<string, JsonValue>>;
+      }
+    | undefined;
 
   commit(write: StateWrite): void {
     if (Object.keys(write.changes).length === 0) return;
@@ -48,11 +56,18 @@ export class StateFold {
     return this.writes;
   }
 
-  /** Committed state: the initial values with every committed change over them, frozen. */
+  /**
+   * Committed state: the initial values with every committed change over them, frozen. Asked
+   * for several times a turn; the same frozen view is returned until a commit changes it.
+   */
   view(initial: Readonly<Record<string, JsonValue>>): Readonly<Record<string, JsonValue>> {
+    const cached = this.cachedView;
+    if (cached?.initial === initial && cached.overlay === this.overlay) return cached.view;
     const view: Record<string, JsonValue> = { ...initial };
     // Keys no longer declared by the agent are not part of its state.
     for (const [key, value] of Object.entries(this.overlay)) if (Object.hasOwn(initial, key)) view[key] = value;
-    return Object.freeze(view);
+    Object.freeze(view);
+    this.cachedView = { initial, overlay: this.overlay, view };
+    return view;
   }
 }

@@ -35,17 +35,38 @@ const defaultInstructions = [
 
 const summaryPrefix = "Summary of the earlier conversation (compacted):\n\n";
 
+// A tool's contract does not change while it is bound; its estimate is taken once.
+const contractTokens = new WeakMap<object, number>();
+
+function toolContractTokens(tool: { readonly description: string; readonly inputSchema: unknown }): number {
+  let tokens = contractTokens.get(tool);
+  if (tokens === undefined) {
+    tokens = estimateTextTokens(tool.description) + estimateTextTokens(JSON.stringify(tool.inputSchema) ?? "");
+    contractTokens.set(tool, tokens);
+  }
+  return tokens;
+}
+
 /** The request's estimated size: the conversation, the instructions and the tool contracts. */
 export function estimateRequestTokens(session: SessionContext, projection: Projection): number {
   let tokens =
     session.history.estimatedTokens + estimateTextTokens(projection.system) + estimateTextTokens(projection.context);
   for (const tool of projection.tools) {
     const bound = session.tools.get(tool.name);
-    if (bound?.kind === "local") {
-      tokens += estimateTextTokens(bound.tool.description) + estimateTextTokens(JSON.stringify(bound.tool.inputSchema));
-    }
+    if (bound?.kind === "local") tokens += toolContractTokens(bound.tool);
   }
   return tokens;
+}
+
+/**
+ * Whether a model call's request would pass the budget's threshold (false without a known
+ * context window): checked before every call, so it is synchronous.
+ */
+export function needsCompaction(session: SessionContext, projection: Projection, model: BoundModel): boolean {
+  const budget = session.contextBudget;
+  const window = budget.contextWindow ?? model.contextWindow;
+  if (!window) return false;
+  return estimateRequestTokens(session, projection) > (window - budget.reserveOutputTokens) * budget.threshold;
 }
 
 /**
@@ -62,12 +83,9 @@ export async function compactIfNeeded(
     readonly signal: AbortSignal;
   },
 ): Promise<CompactionOutcome | undefined> {
+  if (!needsCompaction(session, context.projection, context.model)) return undefined;
   const budget = session.contextBudget;
-  const window = budget.contextWindow ?? context.model.contextWindow;
-  if (!window) return undefined;
-  const available = window - budget.reserveOutputTokens;
-  const estimate = estimateRequestTokens(session, context.projection);
-  if (estimate <= available * budget.threshold) return undefined;
+  const available = (budget.contextWindow ?? (context.model.contextWindow as number)) - budget.reserveOutputTokens;
   return await compactConversation(session, journal, {
     runId: context.runId,
     reason: "budget",

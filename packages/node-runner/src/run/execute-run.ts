@@ -7,7 +7,7 @@ import { committedState, type Emit, projectSession, type SessionContext } from "
 import type { SessionRecord } from "../store/records.js";
 import { abortable } from "../util/abortable.js";
 import { BatchState } from "./batch-state.js";
-import { compactIfNeeded } from "./compaction.js";
+import { compactIfNeeded, needsCompaction } from "./compaction.js";
 import { settleInterrupted } from "./interrupted.js";
 import type { JoinQueue } from "./join-queue.js";
 import { callModel } from "./model-call.js";
@@ -79,15 +79,20 @@ async function turnLoop(context: SessionContext, run: RunRequest, journal: RunJo
       const info = { agent: context.agent, sessionId: context.sessionId, runId, turn };
       for (const hook of context.hooks.turnStart) await abortable(Promise.resolve(hook(info)), signal);
       emit({ kind: "turn-start", runId, turn });
-      await applyQueuedHostState(context, journal, runId, turn);
+      // Each step below is skipped, not awaited, when it has nothing to do: most turns.
+      if (context.history.state.pending.length > 0) await applyQueuedHostState(context, journal, runId, turn);
 
       const projection = projectSession(context, turn);
       context.inspection.observeProjection(projection, { runId, turn });
-      const model = await abortable(run.model.resolve({ sessionId: context.sessionId, runId, signal }), signal);
+      const model =
+        run.model.known ??
+        (await abortable(run.model.resolve({ sessionId: context.sessionId, runId, signal }), signal));
       context.inspection.observeModel(model);
-      const compaction = await compactIfNeeded(context, journal, { runId, projection, model, signal });
-      // A summary is a model call of this Run (saved with its usage): it counts toward the budget.
-      if (compaction?.usage) checkBudget(run.budget, spent());
+      if (needsCompaction(context, projection, model)) {
+        const compaction = await compactIfNeeded(context, journal, { runId, projection, model, signal });
+        // A summary is a model call of this Run (saved with its usage): it counts toward the budget.
+        if (compaction?.usage) checkBudget(run.budget, spent());
+      }
       const answer = await callModel(context, journal, { runId, turn, projection, model, signal, info }, () =>
         checkBudget(run.budget, spent()),
       );
@@ -118,7 +123,7 @@ async function turnLoop(context: SessionContext, run: RunRequest, journal: RunJo
           stopReason: answer.stopReason,
         });
         emit({ kind: "turn-end", runId, turn });
-        await takeJoined(journal, run);
+        if (run.joined.size > 0) await takeJoined(journal, run);
         continue;
       }
       emit({ kind: "turn-end", runId, turn });

@@ -85,5 +85,7 @@ async function buildRequest(session: SessionContext, context: ModelCallContext):
     tools,
     hostedTools,
   };
-  return await abortable(applyBeforeModel(session.hooks.beforeModel, projected, context.info), context.signal);
+  const hooks = session.hooks.beforeModel;
+  if (hooks.length === 0) return projected;
+  return await abortable(applyBeforeModel(hooks, projected, context.info), context.signal);
 }

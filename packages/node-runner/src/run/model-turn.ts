@@ -34,7 +34,7 @@ export async function streamModelTurn(
   };
 
   try {
-    for await (const event of untilAborted(model.stream(request, { signal }), signal)) {
+    await eachUntilAborted(model.stream(request, { signal }), signal, (event) => {
       if (stopReason !== undefined) throw new ModelCallError(`Model "${model.specifier}" sent an event after finish.`);
       switch (event?.type) {
         case "text-delta":
@@ -87,7 +87,7 @@ export async function streamModelTurn(
             `Model "${model.specifier}" sent an unknown event ${JSON.stringify((event as { type?: unknown })?.type)}.`,
           );
       }
-    }
+    });
   } catch (error) {
     if (signal.aborted)
       throw error instanceof RunAbortedError ? error : new RunAbortedError(undefined, { cause: error });
@@ -105,10 +105,16 @@ export async function streamModelTurn(
 }
 
 /**
- * Iterates a model stream but stops waiting as soon as the signal aborts, so an adapter that
- * ignores its signal cannot hold the Run; the stream is then told to return.
+ * Hands each event of a model stream to `onEvent`, but stops waiting as soon as the signal
+ * aborts, so an adapter that ignores its signal cannot hold the Run; an unfinished stream (an
+ * abort, or `onEvent` throwing) is then told to return. The iterator is driven by hand rather
+ * than through an async generator: one promise per event instead of three.
  */
-async function* untilAborted<Event>(stream: AsyncIterable<Event>, signal: AbortSignal): AsyncGenerator<Event> {
+async function eachUntilAborted<Event>(
+  stream: AsyncIterable<Event>,
+  signal: AbortSignal,
+  onEvent: (event: Event) => void,
+): Promise<void> {
   const iterator = stream[Symbol.asyncIterator]();
   let onAbort: (() => void) | undefined;
   const aborted = new Promise<"aborted">((resolve) => {
@@ -119,13 +125,14 @@ async function* untilAborted<Event>(stream: AsyncIterable<Event>, signal: AbortS
   let finished = false;
   try {
     while (true) {
+      if (signal.aborted) throw new RunAbortedError();
       const next = await Promise.race([iterator.next(), aborted]);
       if (next === "aborted") throw new RunAbortedError();
       if (next.done) {
         finished = true;
         return;
       }
-      yield next.value;
+      onEvent(next.value);
     }
   } finally {
     if (onAbort) signal.removeEventListener("abort", onAbort);

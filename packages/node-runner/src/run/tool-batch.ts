@@ -1,5 +1,5 @@
 import type { JsonValue, RunEvent, StopReason, ToolCall, ToolResult } from "@castellan/harness";
-import { deepFreeze } from "@castellan/harness";
+import { frozenJsonCopy } from "@castellan/harness";
 import { type OpenCall, unrecordedOutcome } from "../history/session-history.js";
 import type { RunJournal } from "../journal/run-journal.js";
 import { askApproval, decidePermission, type PermissionOutcome } from "../permissions/decide.js";
@@ -176,7 +176,7 @@ function prepare(session: SessionContext, call: ToolCall, context: BatchContext)
     // The receipt keeps the text the model wrote, so the failure can be read back.
     return { call, settled: errorResult(malformedMessage(call, context.stopReason)), input: call.malformedInput };
   }
-  const input = deepFreeze(structuredClone(call.input));
+  const input = frozenJsonCopy(call.input);
   const problem = bound.validate(input);
   if (problem) {
     return {
