@@ -4,8 +4,10 @@ import type { Anthropic } from "@anthropic-ai/sdk";
 import type { ModelStreamEvent } from "@castellan/harness";
 import type { Prices } from "../shared/pricing.js";
 import { streamModelCall } from "../shared/send-and-read.js";
+import { type SseAnswer, type SseMessage, sseAnswer } from "../shared/sse.js";
 import { toModelError } from "./errors.js";
 import { sendMessages } from "./send-messages.js";
+import { messagesEventData, skipped } from "./sse-events.js";
 import { StreamState } from "./stream-state.js";
 
 /** What one streamed call needs besides the request. */
@@ -30,13 +32,22 @@ export function streamMessages(
   context: StreamContext,
 ): AsyncGenerator<ModelStreamEvent> {
   const { client, apiKey, pricing } = context;
-  return streamModelCall<Anthropic.RawMessageStreamEvent>(
+  return streamModelCall<SseMessage, SseAnswer>(
     {
       async send(signal) {
-        const { data, request_id } = await sendMessages(await client(), params, signal);
-        return { items: data[Symbol.asyncIterator](), requestId: request_id ?? undefined };
+        const response = await sendMessages(await client(), params, signal);
+        return sseAnswer(response, response.headers.get("request-id") ?? undefined);
       },
-      mapping: ({ requestId }) => new StreamState(pricing, requestId),
+      mapping: ({ requestId, headers }) => {
+        const state = new StreamState(pricing, requestId);
+        return {
+          map: (message) => {
+            const event = messagesEventData(message, headers);
+            return event === skipped ? [] : state.map(event);
+          },
+          ended: () => state.ended(),
+        };
+      },
       classify: (error) => toModelError(error, apiKey),
     },
     context,

@@ -7,10 +7,12 @@ import { checkPricing, type Prices } from "../shared/pricing.js";
 import { type Redact, redactor } from "../shared/redact.js";
 import { retryCount } from "../shared/retry.js";
 import { type ProviderExchange, streamModelCall } from "../shared/send-and-read.js";
+import { type SseAnswer, type SseMessage, sseAnswer } from "../shared/sse.js";
 import { codexContextWindow } from "./context-windows.js";
 import { classifyError } from "./errors.js";
 import { CHATGPT_CODEX_BASE_URL, type CodexOptions, OPENAI_BASE_URL } from "./options.js";
 import { buildParams, type RequestSettings } from "./request.js";
+import { responsesEventData, streamDone } from "./sse-events.js";
 import { ResponseStreamMapper } from "./stream-mapper.js";
 
 /** What one binding's calls share; it lives in the binding's closure, never on the binding. */
@@ -93,14 +95,29 @@ async function* streamResponse(
 }
 
 /** One attempt's request and the reading of its answer, for the shared send-and-read loop. */
-function responsesExchange(context: CallContext, params: ResponseCreateParamsStreaming): ProviderExchange<unknown> {
+function responsesExchange(
+  context: CallContext,
+  params: ResponseCreateParamsStreaming,
+): ProviderExchange<SseMessage, SseAnswer> {
   const { client, redact, prices } = context;
   return {
     async send(signal) {
-      const answer = await (await client()).responses.create(params, { signal }).withResponse();
-      return { items: answer.data[Symbol.asyncIterator](), requestId: answer.request_id ?? undefined };
+      // The raw body, decoded here: the SDK's own stream iterator costs more than the request.
+      const response = await (await client()).responses.create(params, { signal }).asResponse();
+      return sseAnswer(response, response.headers.get("x-request-id") ?? undefined);
     },
-    mapping: ({ requestId }) => new ResponseStreamMapper(prices, redact, requestId),
+    mapping: ({ requestId, headers }) => {
+      const mapper = new ResponseStreamMapper(prices, redact, requestId);
+      return {
+        map: (message) => {
+          const data = responsesEventData(message, headers);
+          // The SDK stopped reading at `[DONE]`: before the response completed, the answer is cut short.
+          if (data === streamDone) throw mapper.ended();
+          return mapper.map(data);
+        },
+        ended: () => mapper.ended(),
+      };
+    },
     classify: (error, _site, requestId) => classifyError(error, redact, requestId),
   };
 }

@@ -7,10 +7,10 @@ import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/
 import { abortError } from "../shared/abort.js";
 import type { Prices } from "../shared/pricing.js";
 import { type ProviderExchange, streamModelCall } from "../shared/send-and-read.js";
+import { readSse, type SseMessage } from "../shared/sse.js";
 import { ChunkAssembler } from "./chunk-assembler.js";
 import { type ErrorContext, errorFromDisconnect, errorFromRequest, malformedAnswer, sentence } from "./errors.js";
 import { type ChatRequestOptions, chatRequestBody } from "./request-mapping.js";
-import { readSse, type SseMessage } from "./sse.js";
 
 /** What the shared stream needs from an adapter. */
 export interface CompatibleStreamConfig {

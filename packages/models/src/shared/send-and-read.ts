@@ -39,16 +39,16 @@ export interface AnswerMapping<Item> {
   ended(): Error;
 }
 
-/** What an adapter supplies for one attempt; the loop does the rest. */
-export interface ProviderExchange<Item> {
+/** What an adapter supplies for one attempt; the loop does the rest. `Answer` may carry more (its headers). */
+export interface ProviderExchange<Item, Answer extends OpenAnswer<Item> = OpenAnswer<Item>> {
   /**
    * Sends the request with the attempt's signal (tied to the caller's, and aborted when the
    * attempt is left early) and resolves when the answer's headers arrived. Rejects with
    * whatever the SDK threw; `classify` turns it into the error.
    */
-  send(signal: AbortSignal): PromiseLike<OpenAnswer<Item>>;
+  send(signal: AbortSignal): PromiseLike<Answer>;
   /** The mapping of one answer, made fresh for each attempt. */
-  mapping(answer: OpenAnswer<Item>): AnswerMapping<Item>;
+  mapping(answer: Answer): AnswerMapping<Item>;
   /**
    * The error for something thrown at `site` (never called after the caller's signal aborted:
    * the call then ends with the signal's reason). A ModelProviderError should pass unchanged.
@@ -70,8 +70,8 @@ export interface ProviderExchange<Item> {
  * - Waiting for the answer or for the next item ends as soon as the caller's signal aborts,
  *   even when the provider ignores its own signal; an answer that opens after that is let go.
  */
-export async function* sendAndRead<Item>(
-  exchange: ProviderExchange<Item>,
+export async function* sendAndRead<Item, Answer extends OpenAnswer<Item>>(
+  exchange: ProviderExchange<Item, Answer>,
   signal: AbortSignal,
 ): AsyncGenerator<ModelStreamEvent> {
   if (signal.aborted) {
@@ -81,7 +81,7 @@ export async function* sendAndRead<Item>(
   const attempt = new AbortController();
   const forward = () => attempt.abort(signal.reason);
   signal.addEventListener("abort", forward, { once: true });
-  let answer: OpenAnswer<Item> | undefined;
+  let answer: Answer | undefined;
   /** Waits for each item, or the caller's abort, with one listener on the signal. */
   let race: ReturnType<typeof abortRace> | undefined;
   /** Whether the body ended, or is read to its end in the background: nothing is left to let go. */
@@ -159,8 +159,8 @@ export interface ModelCallOptions {
  * (`retryBeforeFirstEvent`: only before anything was streamed, only retryable errors, at most
  * `maxRetries`, honouring `retryAfterMs`). Never throws.
  */
-export function streamModelCall<Item>(
-  exchange: ProviderExchange<Item>,
+export function streamModelCall<Item, Answer extends OpenAnswer<Item>>(
+  exchange: ProviderExchange<Item, Answer>,
   options: ModelCallOptions,
 ): AsyncGenerator<ModelStreamEvent> {
   return retryBeforeFirstEvent(() => sendAndRead(exchange, options.signal), options);

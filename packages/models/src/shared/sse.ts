@@ -1,7 +1,11 @@
-// Server-sent events decoding for Chat Completions streams. The SDK's own stream iterator ends
-// the same way whether or not `data: [DONE]` arrived, so a stream cut short would look
-// complete; decoding here keeps that difference (and skips `:` comment lines such as
-// OpenRouter's `: OPENROUTER PROCESSING` keep-alives, as the SSE format requires).
+import type { OpenAnswer } from "./send-and-read.js";
+
+// Server-sent events decoding for every adapter that streams over SSE. The adapters read the
+// raw body instead of the SDKs' stream iterators: the Chat Completions iterator ends the same
+// way whether or not `data: [DONE]` arrived, so a stream cut short would look complete, and
+// each SDK iterator costs several async generator steps per event. Decoding here keeps that
+// difference (and skips `:` comment lines such as OpenRouter's `: OPENROUTER PROCESSING`
+// keep-alives, as the SSE format requires).
 
 /** One dispatched event: its `event:` name, if any, and its joined `data:` lines. */
 export interface SseMessage {
@@ -53,4 +57,33 @@ export async function* readSse(reader: ReadableStreamDefaultReader<Uint8Array>):
       return;
     }
   }
+}
+
+/** An answer read as SSE messages, with its response headers (for errors built from its body). */
+export interface SseAnswer extends OpenAnswer<SseMessage> {
+  readonly headers: Headers;
+}
+
+/**
+ * An answer whose headers arrived, opened for the shared send-and-read loop: its body decoded
+ * as SSE messages (none when it has no body), its request id, its headers, and a `cancel`
+ * that lets go of the reader.
+ */
+export function sseAnswer(response: Response, requestId: string | undefined): SseAnswer {
+  const headers = response.headers;
+  if (!response.body) {
+    const none: { next(): Promise<IteratorResult<SseMessage>> } = {
+      next: () => Promise.resolve({ value: undefined, done: true }),
+    };
+    return { items: none, requestId, headers };
+  }
+  const reader = response.body.getReader();
+  return {
+    items: readSse(reader),
+    requestId,
+    headers,
+    cancel: () => {
+      reader.cancel().catch(() => undefined);
+    },
+  };
 }
