@@ -34,14 +34,17 @@ export const targetLabels: Readonly<Record<TargetName, string>> = {
 function table(widths: readonly number[]) {
   return (cells: readonly string[]) =>
     cells
-      .map((cell, index) => (index < cells.length - 1 ? cell.padEnd(widths[index] ?? 0) : cell))
+      // A cell wider than its column still keeps two spaces before the next.
+      .map((cell, index) =>
+        index < cells.length - 1 ? cell.padEnd(Math.max(widths[index] ?? 0, cell.length + 2)) : cell,
+      )
       .join("")
       .trimEnd();
 }
 
-/** `1.07x PASS`, or `1.21x MISS (first 1.19x)` for a re-measured miss. */
+/** `1.07x PASS`, or `1.21x MISS (first 1.19x)` for a re-measured target. */
 function verdict(result: TargetResult): string {
-  const first = result.firstRatio === undefined ? "" : ` (re-measured; first ${times(result.firstRatio)})`;
+  const first = result.firstRatio === undefined ? "" : ` (first ${times(result.firstRatio)})`;
   return `${times(result.ratio)} ${result.pass ? "PASS" : "MISS"}${first}`;
 }
 
@@ -56,12 +59,13 @@ export function formatProviderReport(report: ProviderBenchReport): string {
     `loopback fixture server (${placement === "child-process" ? "in a child process, for every loop alike" : "in this process"}); every loop sends the same request bytes`,
     `${sizes.map((size) => `${size.repeats} timed Runs at N=${size.turns}`).join(", ")}, each after ${warmups} warm-up round(s); the targets compare typical Runs:`,
     "each loop's turns pooled over its Runs, the slowest 5% left out (stalls from other processes), their mean times N",
-    "loops: bare (fetch + hand-built body + minimal SSE reader); floor (the same requests through the SDK the adapter is built on,",
-    "no Castellan code; for ai-sdk, the same loop calling the wrapped AI SDK model directly); adapter (the adapter alone, hand-driven);",
+    "loops: bare (fetch + hand-built body + minimal SSE reader); floor (the same requests sent through the SDK the adapter is built",
+    "on, their bodies read by the bare loop's SSE reader, no Castellan code; for ai-sdk, the same loop calling the wrapped AI SDK",
+    "model directly); adapter (the adapter alone, hand-driven);",
     "memory / file (a Castellan Run, memory or file store, a tool with effects); memory-ro / file-ro (the same, a read-only tool)",
     `targets: ${names.map((name) => `${targetLabels[name]} <= ${targets[name]}x`).join("; ")}`,
     `(syncs: one measured synced append per turn; late/early: per-turn time at N=${largest}, the worst of memory, file and`,
-    " file-ro, over the bare loop's own late/early; a target that missed is re-measured in the same run)",
+    " file-ro, over the bare loop's own late/early; a target that missed is re-measured in the same run: `first` is its first ratio)",
     "",
   ];
   const targetTable = table([19, 6, ...names.map(() => 27)]);
