@@ -88,4 +88,6 @@ export interface ToolContext extends TurnContext {
    * key or a non-JSON value.
    */
   setState(update: StateUpdate): void;
+  /** What the tool's `admit` returned as `admission` for this call; undefined for a tool without `admit`. */
+  readonly admission?: JsonValue;
 }

@@ -101,7 +101,10 @@ export {
   hostTool,
   isToolDeclaration,
   type Tool,
+  type ToolAdmission,
+  type ToolAdmitContext,
   type ToolDeclaration,
   type ToolDefinition,
   type ToolOutput,
 } from "./tool.js";
+export { isToolInputError, ToolInputError } from "./tool-input-error.js";

@@ -1,5 +1,5 @@
 import type { ContentBlock } from "./content.js";
-import type { ToolContext } from "./context.js";
+import type { AgentIdentity, ToolContext } from "./context.js";
 import { type Enabled, isEnabledOption } from "./enabled.js";
 import { DeclarationError } from "./errors.js";
 import { deepFreeze, findNonJson, type JsonObject, type JsonValue } from "./json.js";
@@ -15,6 +15,27 @@ export type ToolOutput =
   | JsonValue
   | undefined
   | void;
+
+/** What a tool's `admit` is given besides the input. */
+export interface ToolAdmitContext {
+  readonly sessionId: string;
+  readonly runId: string;
+  readonly toolCallId: string;
+  /** The agent whose model made the call. */
+  readonly agent: AgentIdentity;
+  /** Aborted when the Run is aborted. */
+  readonly signal: AbortSignal;
+  /** The Session's sandbox, as in `ToolContext.sandbox`; undefined when none is declared. */
+  readonly sandbox: unknown;
+}
+
+/** What `admit` returns: the admission shown to permission and approval, and optionally a replaced input. */
+export interface ToolAdmission<Input = any> {
+  /** Replaces the input that permission hooks, approval and `execute` see; it must still match the schema. Default: the validated input. */
+  readonly input?: Input;
+  /** A JSON summary of what the call will do (e.g. the files a patch touches); frozen when admitted. */
+  readonly admission: JsonValue;
+}
 
 /** The fields of a tool, as given to `defineTool`. */
 export interface ToolDefinition<Input = any> {
@@ -34,6 +55,15 @@ export interface ToolDefinition<Input = any> {
   readonly idempotent?: boolean;
   /** Whether the model sees the tool this turn. Default true. */
   readonly enabled?: Enabled;
+  /**
+   * The tool's own check of a call, before anyone is asked about it: runs after schema
+   * validation and before any permission hook, each time the call is prepared (on resume
+   * too). A throw settles the call as an error result and nobody is asked; a
+   * `ToolInputError` gives the result its code. What it returns reaches permission hooks and
+   * approval as `admission`, and `execute` as `ctx.admission`. Since approval may wait,
+   * `execute` must check again whatever can change meanwhile. Default: none.
+   */
+  admit?(input: Input, ctx: ToolAdmitContext): ToolAdmission<Input> | Promise<ToolAdmission<Input>>;
   execute(input: Input, ctx: ToolContext): Promise<ToolOutput> | ToolOutput;
 }
 
@@ -70,6 +100,9 @@ export function defineTool<Input = any>(definition: ToolDefinition<Input>): Tool
   const where = `defineTool("${definition.name}")`;
   if (typeof definition.description !== "string") throw new DeclarationError(`${where}: description must be a string.`);
   if (typeof definition.execute !== "function") throw new DeclarationError(`${where}: execute must be a function.`);
+  if (definition.admit !== undefined && typeof definition.admit !== "function") {
+    throw new DeclarationError(`${where}: admit must be a function.`);
+  }
   if (!isEnabledOption(definition.enabled)) {
     throw new DeclarationError(`${where}: enabled must be a boolean or a function of the turn context.`);
   }

@@ -139,6 +139,22 @@ describe("the frozen log corpus", () => {
     expect(model.requests[0]?.messages.at(-1)).toMatchObject({ role: "tool", toolCallId: "p-p", isError: false });
   });
 
+  it("admitted-approval.jsonl: the saved request keeps the admitted input and the admission", async () => {
+    const { session, model } = await openCopy("admitted-approval.jsonl", [{ text: "released it" }]);
+    try {
+      expect(session.pendingApprovals()).toEqual([
+        expect.objectContaining({ toolCallId: "a-r", input: { version: "1.2.0" }, admission: { tag: "v1.2.0" } }),
+      ]);
+      await session.answerApproval("a-r", { decision: "allow" });
+      expect((await session.resume().result).text).toBe("released it");
+    } finally {
+      await session.close();
+    }
+    const result = model.requests[0]?.messages.at(-1);
+    expect(result).toMatchObject({ role: "tool", toolCallId: "a-r", isError: false });
+    expect(JSON.stringify(result)).toContain("tagged v1.2.0");
+  });
+
   it("holds every field, and every status, that the writer produces today", async () => {
     const live = join(temp.path, "live");
     await writeCorpus(live);

@@ -61,7 +61,9 @@ export function formatApprovalPrompt(request: ToolApprovalRequest): string {
   lines.push(`  tool:   ${request.toolName} (${request.readOnly ? "read-only" : "not read-only: may make changes"})`);
   if (request.description) lines.push(`  about:  ${request.description}`);
   if (request.reason !== undefined) lines.push(`  reason: ${request.reason}`);
-  lines.push("  input:", JSON.stringify(request.input, null, 2), "");
+  lines.push("  input:", JSON.stringify(request.input, null, 2));
+  if (request.admission !== undefined) lines.push("  admission:", JSON.stringify(request.admission, null, 2));
+  lines.push("");
   return escapeForTerminal(lines.join("\n"));
 }
 
@@ -75,7 +77,8 @@ type InputEvent = { kind: "line"; line: string } | { kind: "end" | "interrupt" |
 
 /**
  * Answers `ask` decisions by asking at the terminal. Each request prints the agent, parent tool call,
- * tool, read-only trait, reason and the exact final input (`JSON.stringify(input, null, 2)`; only
+ * tool, read-only trait, reason, the exact final input and the tool's admission, if any
+ * (`JSON.stringify(value, null, 2)`; only
  * terminal control and bidi characters inside strings are shown as `\uXXXX`), then asks
  * `Allow? [y/N] `. `y`/`yes` allows; any other line, including an empty one, denies; end of input
  * denies. Requests are asked one at a time, in order. Input is read line by line (readline, created on

@@ -28,6 +28,8 @@ export interface ToolPermissionRequest {
   readonly input: JsonValue;
   /** The tool's declared trait; nothing is inferred from its name or description. */
   readonly readOnly: boolean;
+  /** What the tool's `admit` said the call will do (frozen JSON); absent for a tool without `admit`. */
+  readonly admission?: JsonValue;
 }
 
 /** What a `toolPermission` hook contributes: a decision, with an optional reason, or nothing. */

@@ -11,6 +11,7 @@ import { errorResult } from "../tools/tool-output.js";
 import { abortable } from "../util/abortable.js";
 import { BatchState } from "./batch-state.js";
 import { notifyStateChanged } from "./state-notify.js";
+import { admitCall } from "./tool-admission.js";
 import { describe, executeTool, type ToolExecution } from "./tool-execution.js";
 
 type LocalTool = Extract<BoundTool, { kind: "local" }>;
@@ -232,17 +233,33 @@ async function runGroup(
 ): Promise<SessionRecord[]> {
   const { runId, turn, signal } = context;
   const results = new Map<string, ToolResult>();
+  // The input each admitted call runs with (its tool's `admit` may have replaced it).
+  const inputs = new Map<string, JsonValue>();
   const runnable: Runnable[] = [];
-  for (const item of group) {
+  for (const prepared of group) {
     if (signal.aborted) continue;
-    if ("settled" in item) {
-      results.set(item.call.id, item.settled);
-    } else {
-      const denied = await decide(session, journal, item, context);
-      if (denied === leftOpen) continue;
-      if (denied) results.set(item.call.id, denied);
-      else runnable.push(item);
+    if ("settled" in prepared) {
+      results.set(prepared.call.id, prepared.settled);
+      continue;
     }
+    let admitted: Awaited<ReturnType<typeof admitCall>>;
+    try {
+      admitted = await admitCall(session, prepared, context);
+    } catch (error) {
+      if (signal.aborted) continue;
+      throw error;
+    }
+    if ("refused" in admitted) {
+      // Refused by its own tool: nobody is asked and nothing starts.
+      results.set(prepared.call.id, admitted.refused);
+      continue;
+    }
+    const item: Runnable = { ...prepared, ...admitted };
+    inputs.set(item.call.id, item.input);
+    const denied = await decide(session, journal, item, context);
+    if (denied === leftOpen) continue;
+    if (denied) results.set(item.call.id, denied);
+    else runnable.push(item);
   }
 
   if (runnable.length > 0) {
@@ -278,7 +295,7 @@ async function runGroup(
         turn,
         toolCallId: item.call.id,
         toolName: item.call.name,
-        input: "input" in item && item.input !== undefined ? item.input : item.call.input,
+        input: inputs.get(item.call.id) ?? ("input" in item && item.input !== undefined ? item.input : item.call.input),
         result: results.get(item.call.id) as ToolResult,
         ...(stateChanges ? { stateChanges } : {}),
       },
@@ -303,6 +320,7 @@ async function decide(
     toolName: item.call.name,
     input: item.input,
     readOnly: item.tool.tool.readOnly,
+    ...(item.admission !== undefined ? { admission: item.admission } : {}),
   };
   // A person is asked only once the request is durable, so it outlives this process.
   const approvalLog = {
@@ -317,6 +335,7 @@ async function decide(
           input: asked.input,
           readOnly: asked.readOnly,
           ...(asked.reason ? { reason: asked.reason } : {}),
+          ...(asked.admission !== undefined ? { admission: asked.admission } : {}),
         },
       ]),
     answered: (outcome: PermissionOutcome) =>

@@ -10,6 +10,8 @@ export interface ToolExecution {
   readonly call: ToolCall;
   readonly tool: Extract<BoundTool, { kind: "local" }>;
   readonly input: JsonValue;
+  /** What the tool's `admit` returned as `admission`, if it has one. */
+  readonly admission?: JsonValue;
 }
 
 /**
@@ -42,6 +44,7 @@ export async function executeTool(
     agent: session.agent,
     signal,
     idempotencyKey: `castellan:${session.sessionId}:${runId}:${item.call.id}`,
+    ...(item.admission !== undefined ? { admission: item.admission } : {}),
   };
   const execution = Promise.resolve()
     .then(() => item.tool.tool.execute(item.input, ctx))

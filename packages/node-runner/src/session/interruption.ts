@@ -65,8 +65,19 @@ export function pendingApprovalsOf(history: HistoryView): readonly PendingApprov
   for (const open of history.open.values()) {
     const approval = open.approval;
     if (!approval || approval.answer || open.started) continue;
-    const { runId, turn, toolCallId, toolName, input, readOnly, reason } = approval.request;
-    pending.push(Object.freeze({ runId, turn, toolCallId, toolName, input, readOnly, ...(reason ? { reason } : {}) }));
+    const { runId, turn, toolCallId, toolName, input, readOnly, reason, admission } = approval.request;
+    pending.push(
+      Object.freeze({
+        runId,
+        turn,
+        toolCallId,
+        toolName,
+        input,
+        readOnly,
+        ...(reason ? { reason } : {}),
+        ...(admission !== undefined ? { admission } : {}),
+      }),
+    );
   }
   return Object.freeze(pending);
 }

@@ -137,6 +137,8 @@ export interface ApprovalRequestRecord {
   readonly input: JsonValue;
   readonly readOnly: boolean;
   readonly reason?: string;
+  /** The tool's admission, when it has `admit`: a reopened approval shows what was asked. */
+  readonly admission?: JsonValue;
 }
 
 /** An approval request was answered (live, or later through `session.answerApproval`). */
