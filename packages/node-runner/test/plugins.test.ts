@@ -587,7 +587,14 @@ describe("beforeModel hooks", () => {
         { role: "user", content: [{ type: "text", text: "[redacted]" }] },
         { role: "user", content: [{ type: "text", text: "note" }] },
       ]);
-      expect(infos[0]).toEqual({ agent: { id: "test.before-model" }, sessionId: "bm", runId: first.id, turn: 1 });
+      expect(infos[0]).toEqual({
+        agent: { id: "test.before-model" },
+        sessionId: "bm",
+        runId: first.id,
+        turn: 1,
+        signal: expect.any(AbortSignal),
+        reportHookFailure: expect.any(Function),
+      });
 
       await session.run("second question").result;
       // The history was not rewritten: the next projection starts from the original messages.
@@ -690,6 +697,8 @@ describe("turnStart hooks", () => {
           sessionId: "ts",
           runId: first.id,
           turn,
+          signal: expect.any(AbortSignal),
+          reportHookFailure: expect.any(Function),
         })),
       );
       expect(order).toEqual(["one:1", "two:1", "one:2", "two:2", "one:3", "two:3"]);
@@ -750,6 +759,37 @@ describe("toolPermission hooks registered by plugins", () => {
       const session = await runner.createSession();
       await session.run("go").result;
       expect(seen).toEqual([{ name: "lookup", input: { key: "k" }, readOnly: true }]);
+    } finally {
+      await runner.close();
+    }
+  });
+});
+
+describe("TurnInfo given to hooks", () => {
+  it("carries the Run's signal, and reportHookFailure emits hook-failed while the Run goes on", async () => {
+    const signals: AbortSignal[] = [];
+    const agent = defineAgent("test.report", { model: scriptedModel([{ text: "fine" }]) });
+    const runner = await createNodeRunner({
+      agent,
+      plugins: [
+        plugin("reporter", (host) =>
+          host.hooks.beforeModel((_request, info) => {
+            signals.push(info.signal);
+            info.reportHookFailure("reporter.record", new Error("the host callback rejected"));
+          }),
+        ),
+      ],
+    });
+    try {
+      const session = await runner.createSession();
+      const { events, error } = await drain(session.run("hello"));
+      expect(error).toBeUndefined();
+      expect(events.find((event) => event.kind === "hook-failed")).toMatchObject({
+        hook: "reporter.record",
+        error: { code: "hook_failed", message: "the host callback rejected" },
+      });
+      expect(signals[0]).toBeInstanceOf(AbortSignal);
+      expect(signals[0]?.aborted).toBe(false);
     } finally {
       await runner.close();
     }

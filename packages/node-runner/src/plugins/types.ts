@@ -39,6 +39,13 @@ export interface TurnInfo {
   readonly sessionId: string;
   readonly runId: string;
   readonly turn: number;
+  /** Aborted when the Run is aborted. */
+  readonly signal: AbortSignal;
+  /**
+   * Reports that work a hook does on the side failed without failing the Run (for example a
+   * host callback it calls): the Run emits a `hook-failed` event naming `hook`.
+   */
+  reportHookFailure(hook: string, error: unknown): void;
 }
 
 /**

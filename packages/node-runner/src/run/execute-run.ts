@@ -3,6 +3,7 @@ import { CastellanError, runStopReason, textOf } from "@castellan/harness";
 import { RunAbortedError, SessionStateError } from "../errors.js";
 import type { RunJournal } from "../journal/run-journal.js";
 import type { SessionModel } from "../models/session-model.js";
+import type { TurnInfo } from "../plugins/types.js";
 import { committedState, type Emit, projectSession, type SessionContext } from "../session/session-context.js";
 import type { SessionRecord } from "../store/records.js";
 import { abortable } from "../util/abortable.js";
@@ -11,7 +12,7 @@ import { compactIfNeeded, needsCompaction } from "./compaction.js";
 import { settleInterrupted } from "./interrupted.js";
 import type { JoinQueue } from "./join-queue.js";
 import { callModel } from "./model-call.js";
-import { notifyStateChanged } from "./state-notify.js";
+import { notifyStateChanged, reportHookFailure } from "./state-notify.js";
 import { runToolBatch } from "./tool-batch.js";
 import { BudgetExceededError, checkBudget, type UsageBudget } from "./usage-budget.js";
 
@@ -76,7 +77,14 @@ async function turnLoop(context: SessionContext, run: RunRequest, journal: RunJo
       checkBudget(run.budget, spent());
       turn++;
       turnsThisRun++;
-      const info = { agent: context.agent, sessionId: context.sessionId, runId, turn };
+      const info: TurnInfo = {
+        agent: context.agent,
+        sessionId: context.sessionId,
+        runId,
+        turn,
+        signal,
+        reportHookFailure: (hook, error) => reportHookFailure(journal, runId, hook, error),
+      };
       for (const hook of context.hooks.turnStart) await abortable(Promise.resolve(hook(info)), signal);
       emit({ kind: "turn-start", runId, turn });
       // Each step below is skipped, not awaited, when it has nothing to do: most turns.

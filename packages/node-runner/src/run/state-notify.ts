@@ -23,15 +23,20 @@ export async function notifyStateChanged(
     try {
       await hook({ sessionId: context.sessionId, ...change });
     } catch (error) {
-      journal.emit({
-        kind: "hook-failed",
-        runId: change.runId,
-        hook: "stateChanged",
-        error: {
-          code: error instanceof CastellanError ? error.code : "hook_failed",
-          message: error instanceof Error ? error.message : String(error),
-        },
-      });
+      reportHookFailure(journal, change.runId, "stateChanged", error);
     }
   }
+}
+
+/** Emits a `hook-failed` event: a plugin hook (or work it does on the side) failed, and the Run goes on. */
+export function reportHookFailure(journal: RunJournal, runId: string, hook: string, error: unknown): void {
+  journal.emit({
+    kind: "hook-failed",
+    runId,
+    hook,
+    error: {
+      code: error instanceof CastellanError ? error.code : "hook_failed",
+      message: error instanceof Error ? error.message : String(error),
+    },
+  });
 }
