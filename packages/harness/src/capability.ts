@@ -40,20 +40,25 @@ export function defineCapability(definition: CapabilityDefinition): Capability {
   if (!Array.isArray(tools) || !tools.every(isToolDeclaration)) {
     throw new DeclarationError(`${where}: tools must be an array of defineTool or hostTool values.`);
   }
+  const resources = definition.resources ?? [];
+  if (!resources.every((request) => request?.kind === "resource")) {
+    throw new DeclarationError(`${where}: resources must be made with resource(kind, spec).`);
+  }
   const instructions = definition.instructions ?? [];
   for (const section of instructions) {
     assertSection(section?.name, section?.text, where);
     if (section.placement !== undefined && section.placement !== "system" && section.placement !== "context") {
       throw new DeclarationError(`${where}: section "${section.name}" placement must be "system" or "context".`);
     }
+    if (section.resource !== undefined && !resources.includes(section.resource)) {
+      throw new DeclarationError(
+        `${where}: section "${section.name}" reads a resource the capability does not declare.`,
+      );
+    }
   }
   const state = definition.state ?? {};
   const nonJson = findNonJson(state);
   if (nonJson) throw new DeclarationError(`${where}: state is not JSON at ${nonJson}.`);
-  const resources = definition.resources ?? [];
-  if (!resources.every((request) => request?.kind === "resource")) {
-    throw new DeclarationError(`${where}: resources must be made with resource(kind, spec).`);
-  }
   if (!isEnabledOption(definition.enabled)) {
     throw new DeclarationError(`${where}: enabled must be a boolean or a function of the turn context.`);
   }

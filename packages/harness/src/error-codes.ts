@@ -28,6 +28,10 @@ export const castellanErrorCodes = [
   "skills_unavailable",
   "resource_failed",
   "resource_pending",
+  "instructions_file_missing",
+  "instructions_file_not_regular",
+  "instructions_file_invalid_utf8",
+  "instructions_file_blank",
   // Runs
   "run_aborted",
   "model_failed",

@@ -1,5 +1,6 @@
 import type { TurnContext } from "./context.js";
 import { DeclarationError } from "./errors.js";
+import type { ResourceRequest } from "./resource.js";
 
 /** A section's text: fixed, or a function of the turn context run before each turn. Empty text omits the section. */
 export type Section = string | ((ctx: TurnContext) => string);
@@ -16,6 +17,12 @@ export interface CapabilitySection {
   readonly text: Section;
   /** Default `system`. */
   readonly placement?: Placement;
+  /**
+   * The resource the text is read from, one of the capability's own `resources`. Where it is
+   * not acquired (in `projectAgent`), a system-placed section shows as pending on it and a
+   * context-placed one is left out; in a Session it changes nothing. Default: none.
+   */
+  readonly resource?: ResourceRequest<any, any>;
 }
 
 export const sectionName = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;

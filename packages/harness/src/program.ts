@@ -22,6 +22,8 @@ export interface ProgramSection {
   readonly order: number;
   readonly text: Section;
   readonly capability?: Capability;
+  /** The resource the text is read from, where the capability's section names one. */
+  readonly resource?: ResourceRequest<any, any>;
 }
 
 /** A tool of the Program, before host references are bound. */
@@ -133,6 +135,7 @@ export function buildProgram(agent: Agent): Program {
           order: sections.length,
           text: section.text,
           capability,
+          ...(section.resource ? { resource: section.resource } : {}),
         }),
       );
     }

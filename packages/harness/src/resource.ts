@@ -20,6 +20,12 @@ export interface BindingKind<Spec, Value> {
   /** A name for errors and inspection, e.g. `instructions-file`. */
   readonly name: string;
   acquire(spec: Spec, options: AcquireOptions): Promise<BindingLease<Value>>;
+  /**
+   * A JSON reference to what `spec` names (e.g. `{ url }`), shown where the resource is not
+   * acquired yet: `projectAgent`'s pending sections. Pure, no I/O. Default: none; the
+   * reference then names only the kind.
+   */
+  describe?(spec: Spec): JsonObject;
 }
 
 /** Where a resource's spec is derived from the Session's parameters. */

@@ -119,6 +119,25 @@ describe("defineCapability", () => {
     expect(() => defineCapability({ name: "x", resources: [{}] as never })).toThrow(DeclarationError);
     expect(() => resource({} as never, "spec")).toThrow(DeclarationError);
   });
+
+  it("accepts a section that names one of its own resources and rejects one naming another's", () => {
+    const kind: BindingKind<string, string> = { name: "text", acquire: async (spec) => ({ value: spec, close() {} }) };
+    const own = resource(kind, "own");
+    const section = { name: "notes", text: (ctx: { resource: (r: typeof own) => string }) => ctx.resource(own) };
+    const capability = defineCapability({
+      name: "notes",
+      resources: [own],
+      instructions: [{ ...section, resource: own }],
+    });
+    expect(capability.instructions[0]?.resource).toBe(own);
+    expect(() =>
+      defineCapability({
+        name: "x",
+        resources: [own],
+        instructions: [{ ...section, resource: resource(kind, "other") }],
+      }),
+    ).toThrow(/section "notes" reads a resource the capability does not declare/);
+  });
 });
 
 describe("deepFreeze", () => {

@@ -1,5 +1,6 @@
 // The error codes are a closed set: the exported list, the codes the source throws, and the
-// table in docs/errors.md are the same.
+// table in docs/errors.md are the same. A code is lower-case words and digits joined by "_"
+// (e.g. `instructions_file_invalid_utf8`).
 import { readdir, readFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -28,15 +29,15 @@ async function sources(): Promise<Map<string, string>> {
 function thrownCodes(text: string): string[] {
   const codes: string[] = [];
   const patterns = [
-    /\bsuper\(\s*"([a-z]+(?:_[a-z]+)+)"/g,
-    /\bnew [A-Z]\w*Error\(\s*"([a-z]+(?:_[a-z]+)*)"/g,
-    /\bCastellanError\(\s*"([a-z]+(?:_[a-z]+)*)"/g,
-    /\bcode: ("[a-z_]+"(?:\s*\|\s*"[a-z_]+")+)/g,
+    /\bsuper\(\s*"([a-z]+(?:_[a-z0-9]+)+)"/g,
+    /\bnew [A-Z]\w*Error\(\s*"([a-z]+(?:_[a-z0-9]+)*)"/g,
+    /\bCastellanError\(\s*"([a-z]+(?:_[a-z0-9]+)*)"/g,
+    /\bcode: ("[a-z0-9_]+"(?:\s*\|\s*"[a-z0-9_]+")+)/g,
   ];
   for (const pattern of patterns) {
     for (const match of text.matchAll(pattern)) {
       const found = match[1] as string;
-      for (const literal of found.matchAll(/"([a-z_]+)"/g)) codes.push(literal[1] as string);
+      for (const literal of found.matchAll(/"([a-z0-9_]+)"/g)) codes.push(literal[1] as string);
       if (!found.startsWith('"')) codes.push(found);
     }
   }
@@ -71,7 +72,7 @@ describe("the error codes", () => {
 
   it("are exactly the codes docs/errors.md explains", async () => {
     const page = await readFile(join(root, "docs/errors.md"), "utf8");
-    const documented = [...page.matchAll(/^\| `([a-z_]+)` \|/gm)].map((match) => match[1]);
+    const documented = [...page.matchAll(/^\| `([a-z0-9_]+)` \|/gm)].map((match) => match[1]);
     expect([...documented].sort()).toEqual([...castellanErrorCodes].sort());
   });
 });

@@ -124,6 +124,62 @@ describe("projectAgent", () => {
     expect(supplied.pendingResources).toEqual([]);
   });
 
+  it("shows a system-placed section that declares its resource as pending on it, with the kind's reference", () => {
+    const page: BindingKind<{ readonly path: string }, string> = {
+      name: "wiki-page",
+      acquire: async () => ({ value: "", close() {} }),
+      describe: (spec) => ({ path: spec.path }),
+    };
+    const rules = resource(page, { fromParams: (params) => ({ path: `/wiki/${String(params.team)}` }) });
+    const news = resource(page, { path: "/wiki/news" });
+    const capability = defineCapability({
+      name: "wiki",
+      resources: [rules, news],
+      instructions: [
+        { name: "rules", text: (ctx) => ctx.resource(rules), resource: rules },
+        { name: "news", text: (ctx) => ctx.resource(news), resource: news, placement: "context" },
+        { name: "after", text: "Cite pages." },
+      ],
+    });
+    const agent = defineAgent("a", { model, instructions: "Base.", capabilities: [capability] });
+    const pending = projectAgent(agent, { params: { team: "core" } });
+    expect(pending.system).toBe("Base.\n\n## after\n\nCite pages.");
+    expect(pending.context).toBe("");
+    expect(
+      pending.sections.map((section) => ("pending" in section ? [section.name, section.pending] : section.name)),
+    ).toEqual(["instructions", ["rules", { resource: "wiki-page", path: "/wiki/core" }], "after"]);
+    expect(pending.sections[1]).toMatchObject({ id: "capability:wiki:rules", placement: "system", order: 1 });
+    expect(pending.pendingResources).toEqual(["wiki-page", "wiki-page"]);
+
+    const supplied = projectAgent(agent, {
+      resources: new Map([
+        [rules, "Be kind."],
+        [news, "Freeze on."],
+      ]),
+    });
+    expect(supplied.system).toBe("Base.\n\n## rules\n\nBe kind.\n\n## after\n\nCite pages.");
+    expect(supplied.context).toBe("## news\n\nFreeze on.");
+    expect(supplied.sections.some((section) => "pending" in section)).toBe(false);
+    expect(supplied.pendingResources).toEqual([]);
+
+    const hidden = defineCapability({ ...capability, name: "hidden", enabled: false });
+    expect(projectAgent(defineAgent("b", { model, capabilities: [hidden] }))).toMatchObject({
+      sections: [],
+      pendingResources: [],
+    });
+  });
+
+  it("names a pending section's resource by its kind alone when the kind has no describe", () => {
+    const request = resource({ name: "vault", acquire: async () => ({ value: "", close() {} }) }, {});
+    const capability = defineCapability({
+      name: "vault",
+      resources: [request],
+      instructions: [{ name: "secrets", text: (ctx) => ctx.resource(request), resource: request }],
+    });
+    const projection = projectAgent(defineAgent("a", { model, capabilities: [capability] }));
+    expect(projection.sections).toEqual([expect.objectContaining({ name: "secrets", pending: { resource: "vault" } })]);
+  });
+
   it("fails with a ProjectionError naming a section that throws", () => {
     const agent = defineAgent("a", {
       model,

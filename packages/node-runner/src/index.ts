@@ -8,6 +8,12 @@ export type {
   SandboxLease,
 } from "@castellan/harness";
 export {
+  InstructionsFileError,
+  type InstructionsFileErrorCode,
+  type InstructionsFileOptions,
+  instructionsFile,
+} from "./capabilities/instructions-file.js";
+export {
   AbortedError,
   InvalidOptionsError,
   ModelCallError,

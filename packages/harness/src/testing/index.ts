@@ -1,1 +1,7 @@
-export { type AgentProjection, type ProjectAgentInput, projectAgent } from "./project-agent.js";
+export {
+  type AgentProjection,
+  type PendingReference,
+  type PendingSection,
+  type ProjectAgentInput,
+  projectAgent,
+} from "./project-agent.js";

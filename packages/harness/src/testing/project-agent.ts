@@ -1,10 +1,10 @@
 import type { Agent } from "../agent.js";
 import type { ToolReceipt, TurnContext } from "../context.js";
 import { ResourcePendingError } from "../errors.js";
-import { deepFreeze, type JsonObject, type JsonValue } from "../json.js";
-import { buildProgram } from "../program.js";
+import { deepFreeze, frozenJsonCopy, type JsonObject, type JsonValue } from "../json.js";
+import { buildProgram, type ProgramSection } from "../program.js";
 import { type ProjectedSection, projectTurn } from "../projection.js";
-import type { ResourceRequest } from "../resource.js";
+import { type ResourceRequest, resolveResourceSpec } from "../resource.js";
 
 /** The inputs of a projection under test. Omitted: turn 1, no params, initial state, no receipts. */
 export interface ProjectAgentInput {
@@ -17,25 +17,42 @@ export interface ProjectAgentInput {
   readonly resources?: ReadonlyMap<ResourceRequest<unknown, unknown>, unknown>;
 }
 
+/** What a pending section waits for: the binding kind's name and its `describe(spec)` reference. */
+export interface PendingReference extends JsonObject {
+  /** The binding kind's name, e.g. `instructions-file`. */
+  readonly resource: string;
+}
+
+/**
+ * A system-placed section whose text is read from a resource (its declared `resource`) that
+ * only a Session acquires: shown in place, without text.
+ */
+export interface PendingSection extends Omit<ProjectedSection, "text"> {
+  readonly pending: PendingReference;
+}
+
 /** What the model would be shown, plus what could not be known without acquisition. */
 export interface AgentProjection {
   readonly system: string;
   readonly context: string;
-  readonly sections: readonly ProjectedSection[];
+  /** Non-empty sections and pending ones, in declaration order. Pending ones are not in `system`. */
+  readonly sections: readonly (ProjectedSection | PendingSection)[];
   /** Visible tool names, in declaration order. */
   readonly tools: readonly string[];
-  /** Resource kinds a section needed but that are acquired only by a Session. */
+  /** Resource kinds a section needed but that are acquired only by a Session, once per section. */
   readonly pendingResources: readonly string[];
 }
 
 /**
  * Projects an agent for one turn without a Runner, for tests of tool visibility and
  * instructions under given state and params. Sections that read a resource not supplied are
- * left out and listed in `pendingResources`.
+ * left out of the text and listed in `pendingResources`; a system-placed one that declares
+ * that resource is also shown in `sections` as a {@link PendingSection}.
  */
 export function projectAgent(agent: Agent, input: ProjectAgentInput = {}): AgentProjection {
   const program = buildProgram(agent);
   const pendingResources: string[] = [];
+  const pendingSections: PendingSection[] = [];
   const state = deepFreeze(structuredClone({ ...program.initialState, ...(input.state ?? {}) }));
   const params = deepFreeze(structuredClone(input.params ?? {}));
   const receipts = input.toolCalls ?? [];
@@ -49,33 +66,46 @@ export function projectAgent(agent: Agent, input: ProjectAgentInput = {}): Agent
       throw new ResourcePendingError(request.binding.name);
     },
   };
-  // Sections that need a pending resource are projected as if empty, and reported.
-  const pendingSafe = {
-    ...program,
-    sections: program.sections.map((section) =>
-      typeof section.text === "string"
-        ? section
-        : {
-            ...section,
-            text: (context: TurnContext) => {
-              try {
-                return (section.text as (c: TurnContext) => string)(context);
-              } catch (error) {
-                if (error instanceof ResourcePendingError) {
-                  pendingResources.push(error.resourceKind);
-                  return "";
-                }
-                throw error;
-              }
-            },
-          },
-    ),
+  // A section whose declared resource is not supplied is pending without running it.
+  const pendingOn = (section: ProgramSection, request: ResourceRequest<unknown, unknown>) => () => {
+    pendingResources.push(request.binding.name);
+    if (section.placement === "system") {
+      const reference = request.binding.describe?.(resolveResourceSpec(request.spec, params)) ?? {};
+      const { id, name, source, placement, order } = section;
+      const pending = frozenJsonCopy({ ...reference, resource: request.binding.name });
+      pendingSections.push(Object.freeze({ id, name, source, placement, order, pending }));
+    }
+    return "";
   };
-  const projection = projectTurn(pendingSafe, ctx);
+  // Other sections that need a pending resource are projected as if empty, and reported.
+  const pendingSafe = (section: ProgramSection) => (context: TurnContext) => {
+    try {
+      return (section.text as (c: TurnContext) => string)(context);
+    } catch (error) {
+      if (error instanceof ResourcePendingError) {
+        pendingResources.push(error.resourceKind);
+        return "";
+      }
+      throw error;
+    }
+  };
+  const projection = projectTurn(
+    {
+      ...program,
+      sections: program.sections.map((section) => {
+        if (section.resource && !input.resources?.has(section.resource)) {
+          return { ...section, text: pendingOn(section, section.resource) };
+        }
+        return typeof section.text === "string" ? section : { ...section, text: pendingSafe(section) };
+      }),
+    },
+    ctx,
+  );
+  const sections = [...projection.sections, ...pendingSections].sort((left, right) => left.order - right.order);
   return Object.freeze({
     system: projection.system,
     context: projection.context,
-    sections: projection.sections,
+    sections: Object.freeze(sections),
     tools: Object.freeze(projection.tools.map((tool) => tool.name)),
     pendingResources: Object.freeze(pendingResources),
   });

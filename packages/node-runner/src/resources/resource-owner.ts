@@ -1,3 +1,4 @@
+import { CastellanError } from "@castellan/harness";
 import { ResourceError } from "../errors.js";
 
 /**
@@ -8,7 +9,10 @@ export class ResourceOwner {
   private readonly releases: { readonly label: string; readonly close: () => Promise<void> | void }[] = [];
   private released = false;
 
-  /** Acquires one resource and takes ownership of its release. A failure names the resource. */
+  /**
+   * Acquires one resource and takes ownership of its release. A failure is a ResourceError
+   * naming the resource, except a Castellan error, which is thrown as it is.
+   */
   async acquire<Lease extends { close(): Promise<void> | void }>(
     label: string,
     open: () => Promise<Lease>,
@@ -18,6 +22,8 @@ export class ResourceOwner {
     try {
       lease = await open();
     } catch (error) {
+      // A typed error already names what failed and carries its own code: callers branch on it.
+      if (error instanceof CastellanError) throw error;
       throw new ResourceError(`Acquiring ${label} failed: ${error instanceof Error ? error.message : String(error)}`, {
         cause: error,
       });
