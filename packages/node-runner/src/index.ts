@@ -91,3 +91,4 @@ export { type OpenSessionOptions, openSession } from "./session/open-session.js"
 export type { RunInput, RunOptions, Session } from "./session/session.js";
 export type { HarnessContextBudget, RunLimits } from "./session/session-context.js";
 export * from "./store/index.js";
+export * from "./workspace/index.js";

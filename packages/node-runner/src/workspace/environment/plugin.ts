@@ -1,0 +1,36 @@
+import type { NodeRunnerPlugin } from "../../plugins/types.js";
+import { resolveEnvironmentOptions, type WorkspaceEnvironmentOptions } from "./options.js";
+import { probeResolved } from "./probe.js";
+import { appendContext, renderWorkspaceEnvironment } from "./render.js";
+import { RunProbes } from "./run-probes.js";
+
+/** The name of the plugin {@link createWorkspaceEnvironmentPlugin} returns. */
+export const workspaceEnvironmentPluginName = "castellan.workspace-environment";
+
+/**
+ * A plugin that tells the model where it works: the working directory and its Git facts
+ * (repository root, main or linked worktree, branch or `detached`, HEAD, dirty), as a
+ * `## Environment` block appended to each request's `context` (user-side, this turn only,
+ * never saved in history), after a blank line. The facts are probed once per Run, before its
+ * first model request (a beforeModel hook), and the same block is sent for the rest of the
+ * Run; the next Run probes again. Concurrent Sessions each probe their own. Compaction
+ * requests run no beforeModel hook, so they carry no facts. Options are checked now: throws
+ * `InvalidOptionsError` for a working directory that is not a `file:` URL, and the like (see
+ * {@link WorkspaceEnvironmentOptions}). Closing drops what it holds and waits for probes still
+ * running.
+ */
+export function createWorkspaceEnvironmentPlugin(options: WorkspaceEnvironmentOptions): NodeRunnerPlugin {
+  const resolved = resolveEnvironmentOptions(options);
+  const probes = new RunProbes(() => probeResolved(resolved));
+  const plugin: NodeRunnerPlugin = {
+    name: workspaceEnvironmentPluginName,
+    apply(host) {
+      host.hooks.beforeModel(async (request, info) => {
+        const environment = await probes.forRun(info.sessionId, info.runId);
+        return { ...request, context: appendContext(request.context, renderWorkspaceEnvironment(environment)) };
+      });
+    },
+    close: () => probes.close(),
+  };
+  return Object.freeze(plugin);
+}

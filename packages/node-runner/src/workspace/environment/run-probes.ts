@@ -1,0 +1,41 @@
+/**
+ * The probe of each Session's current Run, started by the Run's first request and shared by its
+ * later ones (including a retry after compaction, and the Run resumed in this process): the
+ * facts are frozen for the Run. There is no run-end hook, so a Session's entry is replaced when
+ * a request of another Run of that Session arrives: at most one Run per Session is held (the
+ * turn number is not used for this, since a resumed Run does not restart at turn 1). Entries of
+ * Sessions that never run again stay until {@link RunProbes.close}.
+ */
+export class RunProbes<T> {
+  readonly #probe: () => Promise<T>;
+  /** By Session id: which Run the probe is for, and its result. */
+  readonly #current = new Map<string, { readonly runId: string; readonly result: Promise<T> }>();
+  readonly #running = new Set<Promise<T>>();
+
+  /** `probe` must not reject; it is called once per Run. */
+  constructor(probe: () => Promise<T>) {
+    this.#probe = probe;
+  }
+
+  /** The facts of the Run `runId` of Session `sessionId`, probing them if this Run has none yet. */
+  forRun(sessionId: string, runId: string): Promise<T> {
+    const held = this.#current.get(sessionId);
+    if (held?.runId === runId) return held.result;
+    const result = this.#probe();
+    this.#current.set(sessionId, { runId, result });
+    this.#running.add(result);
+    void result.finally(() => this.#running.delete(result));
+    return result;
+  }
+
+  /** How many Sessions have an entry; for tests of the bound. */
+  get size(): number {
+    return this.#current.size;
+  }
+
+  /** Drops every entry and waits for probes still running (each git invocation is bounded by its timeout). */
+  async close(): Promise<void> {
+    this.#current.clear();
+    await Promise.allSettled([...this.#running]);
+  }
+}
