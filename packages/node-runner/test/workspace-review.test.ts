@@ -4,7 +4,7 @@
 import { createHash } from "node:crypto";
 import { symlink } from "node:fs/promises";
 import { join } from "node:path";
-import { defineAgent, type ModelRequest } from "@castellan/harness";
+import { defineAgent, type JsonObject, type ModelRequest } from "@castellan/harness";
 import { scriptedModel } from "@castellan/models/testing";
 import { describe, expect, it } from "vitest";
 import { createNodeRunner } from "../src/index.js";
@@ -36,7 +36,7 @@ async function setup(parentSteps: Parameters<typeof scriptedModel>[0], reviewer:
   return { ...layout, parent, runner, asked, review };
 }
 
-const reviewCall = (input: Record<string, unknown>) => ({
+const reviewCall = (input: JsonObject) => ({
   toolCalls: [{ id: "rv", name: "review_workspace_files", input }],
 });
 

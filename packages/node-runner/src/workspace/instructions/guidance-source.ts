@@ -28,6 +28,8 @@ export type GuidanceSource =
 
 const chunkBytes = 65_536;
 
+const noDirectory = ["path_not_found", "not_a_directory", "path_through_symlink"];
+
 /**
  * Reads the guidance file of a directory (its workspace path's segments), keeping at most
  * `budget` bytes of its text; undefined when the directory has none. The file is hashed
@@ -45,7 +47,9 @@ export async function readGuidanceSource(
   try {
     handle = await openResolvedFile(await resolveForRead(root, path));
   } catch (error) {
-    if (isToolInputError(error, "path_not_found")) return undefined;
+    // No directory there to hold guidance (missing, a file, or a link the tools refuse to
+    // pass through): the call on that path meets its own refusal, and there is nothing to read.
+    if (noDirectory.some((code) => isToolInputError(error, code))) return undefined;
     return { status: "unreadable", path, reason: describe(error) };
   }
   try {

@@ -51,7 +51,11 @@ describe("deleteFile", () => {
     await deleteFile(await resolveForWrite(root, "dir/a.txt"));
     await expect(lstat(inRoot("dir/a.txt"))).rejects.toMatchObject({ code: "ENOENT" });
     expect((await lstat(inRoot("dir"))).isDirectory()).toBe(true);
-    expect(callsOf(log, "unlink").map((call) => call.paths)).toEqual([[inRoot("dir/a.txt")]]);
+    // Renamed to a unique name beside it first, then only that name is unlinked.
+    const [rename] = callsOf(log, "rename").map((call) => call.paths);
+    expect(rename?.[0]).toBe(inRoot("dir/a.txt"));
+    expect(rename?.[1]).toMatch(/\/dir\/\.castellan-[0-9a-f]{16}\.deleted$/);
+    expect(callsOf(log, "unlink").map((call) => call.paths)).toEqual([[rename?.[1]]]);
   });
 
   it("unlinks only the name in the root of a file hard-linked outside", async () => {

@@ -43,7 +43,8 @@ export async function commitPatch(
   const receipts: PatchReceipt[] = [];
   for (const [index, operation] of operations.entries()) {
     if (signal.aborted) {
-      return partial(receipts, operations.slice(index), "The run was aborted before this file; it was not written.");
+      const rest = operations.slice(index);
+      return partial(receipts, rest, `The run was aborted before ${labelOf(operation)}, which was not written.`);
     }
     try {
       receipts.push(await commitOne(root, operation, limits, requireExistingParents));
@@ -51,9 +52,7 @@ export async function commitPatch(
       const reason = error instanceof ToolInputError ? error.resultText : describe(error);
       if (receipts.length === 0) {
         // Nothing committed: the result starts with the refusal's code, like any other refusal.
-        const rest = operations.slice(index + 1);
-        const notAttempted = rest.length > 0 ? `\nNot attempted: ${rest.map(labelOf).join("; ")}.` : "";
-        const text = bounded(`${reason}\n(${labelOf(operation)})${notAttempted}\nNothing was written.`);
+        const text = diagnostic(`${reason}\n(${labelOf(operation)})`, operations.slice(index + 1), false);
         return { content: [{ type: "text", text }], isError: true };
       }
       return partial(receipts, operations.slice(index), `${labelOf(operation)} failed: ${reason}`);
@@ -106,31 +105,42 @@ async function commitOne(
 }
 
 function partial(receipts: readonly PatchReceipt[], rest: readonly PatchOperation[], failure: string): ToolResult {
-  const [failed, ...notAttempted] = rest;
-  const lines = [
-    `The patch stopped part way. ${failed ? failure : ""}`.trim(),
-    notAttempted.length > 0 ? `Not attempted: ${notAttempted.map(labelOf).join("; ")}.` : "",
-    receipts.length > 0
-      ? "The files in the receipts above were committed: do not apply them again. Send a new patch for the rest only."
-      : "Nothing was written.",
-  ].filter((line) => line !== "");
   return {
     content: [
       { type: "text", text: JSON.stringify(receipts) },
-      { type: "text", text: bounded(lines.join("\n")) },
+      { type: "text", text: diagnostic(`The patch stopped part way. ${failure}`, rest.slice(1), receipts.length > 0) },
     ],
     isError: true,
   };
 }
 
-/** The diagnostic, cut at a character boundary when over its bound, saying so. */
-function bounded(text: string): string {
-  const bytes = Buffer.from(text, "utf8");
-  if (bytes.length <= maxDiagnosticBytes) return text;
-  const note = `\n[diagnostic cut: ${bytes.length - maxDiagnosticBytes} more bytes not shown]`;
-  let cut = new TextDecoder().decode(bytes.subarray(0, maxDiagnosticBytes - 64));
+/**
+ * The diagnostic after a failure: why, the files not attempted, and what was committed. It is
+ * at most {@link maxDiagnosticBytes}: the reason and the list are cut (each at a character
+ * boundary, saying how much was left out) so the closing line always fits.
+ */
+function diagnostic(failure: string, notAttempted: readonly PatchOperation[], committed: boolean): string {
+  const closing = committed
+    ? "The files in the receipts above were committed: do not apply them again. Send a new patch for the rest only."
+    : "Nothing was written.";
+  const list = notAttempted.length > 0 ? `Not attempted: ${notAttempted.map(labelOf).join("; ")}.` : "";
+  const room = maxDiagnosticBytes - Buffer.byteLength(closing) - 96;
+  const listRoom = Math.min(Buffer.byteLength(list), Math.floor(room / 2));
+  const [reason, reasonCut] = cutTo(failure, room - listRoom);
+  const [shownList, listCut] = cutTo(list, room - Buffer.byteLength(reason));
+  const dropped = reasonCut + listCut;
+  return [reason, shownList, dropped > 0 ? `[diagnostic cut: ${dropped} more bytes not shown]` : "", closing]
+    .filter((line) => line !== "")
+    .join("\n");
+}
+
+/** `text` cut to at most `bytes` bytes of UTF-8 at a character boundary, and how many bytes were left out. */
+function cutTo(text: string, bytes: number): [string, number] {
+  const encoded = Buffer.from(text, "utf8");
+  if (encoded.length <= bytes) return [text, 0];
+  let cut = new TextDecoder().decode(encoded.subarray(0, Math.max(0, bytes)));
   if (cut.endsWith("\uFFFD")) cut = cut.slice(0, -1);
-  return cut + note;
+  return [cut, encoded.length - Buffer.byteLength(cut)];
 }
 
 function labelOf(operation: PatchOperation): string {

@@ -1,0 +1,107 @@
+// The search bench as one function of its size, so the smoke test can run it small. It
+// generates a tree under os.tmpdir() (after checking the disk has room), runs each section
+// over it and over a repository, and removes the tree however it ends. Sections are named
+// so more can be added (a deep-read section is planned): each gets the corpora and returns
+// its results for the report.
+import { mkdtemp, rm, statfs } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { findRipgrep } from "./engines.ts";
+import { type LiteralCorpus, type LiteralResult, runLiteralSection } from "./literal.ts";
+import { type GeneratedTree, generateTree, type TreeSize, treeTokens } from "./tree.ts";
+
+/** The sections a run can include. */
+export const searchSections = ["literal"] as const;
+export type SearchSection = (typeof searchSections)[number];
+
+export interface SearchBenchOptions {
+  readonly size: TreeSize;
+  /** A repository to search besides the generated tree (its own .gitignore applies), or undefined. */
+  readonly repository: string | undefined;
+  readonly sections: readonly SearchSection[];
+  /** Timed rounds of each measurement. */
+  readonly rounds: number;
+  /** Free bytes the temporary directory's file system must have before the tree is written. */
+  readonly minimumFreeBytes: number;
+  /** rg's executable. Default `rg` on PATH; the comparison is left out when it is not found. */
+  readonly ripgrep?: string;
+  /** Called with the tree's directory once it exists, so a signal handler can remove it. */
+  readonly onTree?: (directory: string | undefined) => void;
+  readonly progress?: (message: string) => void;
+}
+
+export interface SearchBenchReport {
+  readonly options: Omit<SearchBenchOptions, "onTree" | "progress">;
+  readonly tree: GeneratedTree;
+  readonly ripgrepVersion: string | undefined;
+  /** Results of the literal section, by corpus name. */
+  readonly literal: Readonly<Record<string, readonly LiteralResult[]>> | undefined;
+  readonly generateMs: number;
+  readonly nodeVersion: string;
+}
+
+/** The defaults: 20,000 files, 200 MB, 3 rounds, 1 GiB free. */
+export function defaultSearchBenchOptions(repository: string | undefined): SearchBenchOptions {
+  return {
+    size: { files: 20_000, bytes: 200_000_000 },
+    repository,
+    sections: searchSections,
+    rounds: 3,
+    minimumFreeBytes: 1024 ** 3,
+  };
+}
+
+const treeQueries = [
+  { name: "rare", query: treeTokens.rare },
+  { name: "common", query: treeTokens.common },
+  { name: "absent", query: treeTokens.absent },
+  { name: "multi-word", query: treeTokens.multiWord },
+];
+
+const repositoryQueries = [
+  { name: "rare", query: "bindWorkspaceRootSync" },
+  { name: "common", query: "import" },
+  { name: "absent", query: "qwxzvAbsent77" },
+  { name: "multi-word", query: "export function" },
+];
+
+export async function runSearchBench(options: SearchBenchOptions): Promise<SearchBenchReport> {
+  const progress = options.progress ?? (() => {});
+  const free = await statfs(tmpdir());
+  const freeBytes = free.bavail * free.bsize;
+  if (freeBytes < options.minimumFreeBytes) {
+    throw new Error(`${tmpdir()} has ${freeBytes} bytes free; the bench needs ${options.minimumFreeBytes}.`);
+  }
+  const directory = await mkdtemp(join(tmpdir(), "castellan-search-bench-"));
+  options.onTree?.(directory);
+  try {
+    progress(`generating ${options.size.files} files, ${(options.size.bytes / 1e6).toFixed(0)} MB in ${directory}`);
+    const started = performance.now();
+    const tree = await generateTree(directory, options.size);
+    const generateMs = performance.now() - started;
+    const ripgrepVersion = await findRipgrep(options.ripgrep);
+    const ripgrep = ripgrepVersion === undefined ? undefined : (options.ripgrep ?? "rg");
+    if (!ripgrep) progress("rg not found: timing the engine alone");
+    const corpora: LiteralCorpus[] = [{ name: "generated tree", directory, queries: treeQueries }];
+    if (options.repository)
+      corpora.push({ name: "repository", directory: options.repository, queries: repositoryQueries });
+    let literal: Record<string, LiteralResult[]> | undefined;
+    if (options.sections.includes("literal")) {
+      literal = {};
+      for (const corpus of corpora) {
+        literal[corpus.name] = await runLiteralSection(corpus, {
+          rounds: options.rounds,
+          // Both engines when rg exists: the ripgrep engine runs the matching in rg.
+          engines: ripgrep ? ["builtin", "ripgrep"] : ["builtin"],
+          ripgrep,
+          progress,
+        });
+      }
+    }
+    const { onTree: _onTree, progress: _progress, ...kept } = options;
+    return { options: kept, tree, ripgrepVersion, literal, generateMs, nodeVersion: process.version };
+  } finally {
+    await rm(directory, { recursive: true, force: true });
+    options.onTree?.(undefined);
+  }
+}
