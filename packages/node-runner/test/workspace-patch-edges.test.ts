@@ -15,7 +15,12 @@ import {
 } from "@castellan/harness";
 import { scriptedModel } from "@castellan/models/testing";
 import { describe, expect, it } from "vitest";
-import { createNodeRunner, type ToolApprovalRequest } from "../src/index.js";
+import {
+  createFileSessionStore,
+  createNodeRunner,
+  type NodeRunnerPlugin,
+  type ToolApprovalRequest,
+} from "../src/index.js";
 import { createWorkspaceInstructionsPlugin } from "../src/workspace/instructions/instructions-plugin.js";
 import {
   approvalPlugin,
@@ -344,6 +349,87 @@ describe("the workspace tools in a Runner under ask-on-write", () => {
       await session.close();
     } finally {
       await runner.close();
+    }
+  });
+});
+
+describe("a patch's approval across a restart", () => {
+  it("keeps the admission in the saved request: the reopened Session shows which files it touches", async () => {
+    const layout = await workspaceLayout(temp.path);
+    await writeTree(layout.root, { "a.txt": "one\n" });
+    const directory = join(temp.path, "sessions");
+    const patchText = [
+      "*** Begin Patch",
+      "*** Update File: a.txt",
+      "@@",
+      "-one",
+      "+two",
+      "*** Add File: b.txt",
+      "+b",
+      "*** End Patch",
+    ].join("\n");
+    const open = async (steps: Parameters<typeof scriptedModel>[0], approval: NodeRunnerPlugin) => {
+      const instructions = createWorkspaceInstructionsPlugin({
+        rootDirectory: layout.rootUrl,
+        record: () => undefined,
+      });
+      const agent = defineAgent("test.patch-restart", {
+        model: scriptedModel(steps),
+        tools: [...toolsWith(layout.rootUrl, instructions)],
+      });
+      return createNodeRunner({
+        agent,
+        permissions: "ask-on-write",
+        plugins: [
+          instructions,
+          approval,
+          { name: "store", apply: (host) => host.registerSessionStore(createFileSessionStore({ directory })) },
+        ],
+      });
+    };
+    let asked!: () => void;
+    const askedPromise = new Promise<void>((resolve) => {
+      asked = resolve;
+    });
+    const first = await open(
+      [{ toolCalls: [{ id: "p1", name: "apply_workspace_patch", input: { patch: patchText } }] }],
+      approvalPlugin(
+        (_request, { signal }) =>
+          new Promise((_resolve, reject) => {
+            asked();
+            signal.addEventListener("abort", () => reject(signal.reason));
+          }),
+      ),
+    );
+    const controller = new AbortController();
+    const session = await first.createSession({ id: "patch" });
+    const run = session.run("patch it", { signal: controller.signal });
+    await askedPromise;
+    controller.abort();
+    await run.result.catch(() => undefined);
+    await first.close();
+
+    const second = await open(
+      [{ text: "patched" }],
+      approvalPlugin(async () => ({ decision: "deny" })),
+    );
+    try {
+      const reopened = await second.createSession({ id: "patch" });
+      const admission = {
+        files: [
+          { path: "a.txt", operation: "update" },
+          { path: "b.txt", operation: "add" },
+        ],
+      };
+      expect(reopened.pendingApprovals()).toMatchObject([
+        { toolCallId: "p1", toolName: "apply_workspace_patch", admission },
+      ]);
+      await reopened.answerApproval("p1", { decision: "allow" });
+      expect((await reopened.resume().result).text).toBe("patched");
+      expect(await readFile(join(layout.root, "a.txt"), "utf8")).toBe("two\n");
+      expect(await readFile(join(layout.root, "b.txt"), "utf8")).toBe("b\n");
+    } finally {
+      await second.close();
     }
   });
 });

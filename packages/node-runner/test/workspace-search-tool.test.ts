@@ -41,4 +41,27 @@ describe("search_workspace", () => {
     expect((await search({ query: "x", path: "../root-evil" })).text).toMatch(/^path_invalid:/);
     expect((await search({ query: "x", glob: "[" })).text).toMatch(/^glob_invalid:|^query_invalid:/);
   });
+
+  it("gives the same pages through rg as built in, and refuses an unknown engine", async () => {
+    const layout = await workspaceLayout(temp.path);
+    await writeTree(layout.root, {
+      ".gitignore": "skip/\n",
+      "skip/a.txt": "needle\n",
+      "src/a.ts": "x\nneedle one\n",
+      "src/b.ts": "needle two\r\nneedle three\n",
+      "bin.dat": "needle\u0000",
+    });
+    const pages = [];
+    for (const searchEngine of ["builtin", "ripgrep"] as const) {
+      const { tools } = workspaceToolsFor(layout.rootUrl, { searchEngine });
+      pages.push((await callTool(tools.search_workspace as never, { query: "needle" })).json());
+    }
+    expect(pages[0].hits.map((hit: { path: string; line: number }) => `${hit.path}:${hit.line}`)).toEqual([
+      "src/a.ts:2",
+      "src/b.ts:1",
+      "src/b.ts:2",
+    ]);
+    expect(pages[1]).toEqual(pages[0]);
+    expect(() => workspaceToolsFor(layout.rootUrl, { searchEngine: "grep" as never })).toThrow(/searchEngine must be/);
+  });
 });

@@ -24,7 +24,7 @@ export {
   type ReviewWorkspaceFilesInput,
   type WorkspaceReviewToolOptions,
 } from "./review/review-workspace-files.js";
-export type { SearchHit, SearchWorkspaceInput, SearchWorkspacePage } from "./search/index.js";
+export type { SearchEngine, SearchHit, SearchWorkspaceInput, SearchWorkspacePage } from "./search/index.js";
 export type { ApplyWorkspacePatchInput } from "./tools/apply-workspace-patch.js";
 export {
   createRootBoundWorkspaceTools,

@@ -5,6 +5,7 @@ import {
   type WorkspaceInstructionsReceipt,
 } from "../../src/workspace/instructions/instructions-plugin.js";
 import type { WorkspaceOperations } from "../../src/workspace/paths/operations.js";
+import type { SearchEngine } from "../../src/workspace/search/index.js";
 import { createRootBoundWorkspaceTools } from "../../src/workspace/tools/create-root-bound-workspace-tools.js";
 import type { WorkspaceLimits } from "../../src/workspace/tools/limits.js";
 
@@ -13,6 +14,7 @@ export interface TestWorkspaceToolsOptions {
   readonly limits?: Partial<WorkspaceLimits>;
   readonly requireExistingParents?: boolean;
   readonly operations?: WorkspaceOperations;
+  readonly searchEngine?: SearchEngine;
 }
 
 /**

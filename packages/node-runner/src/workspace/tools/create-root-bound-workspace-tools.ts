@@ -4,6 +4,7 @@ import { trackerOf } from "../instructions/guidance-check.js";
 import type { WorkspaceInstructionsPlugin } from "../instructions/instructions-plugin.js";
 import type { WorkspaceOperations } from "../paths/operations.js";
 import { bindWorkspaceRootSync } from "../paths/root.js";
+import type { SearchEngine } from "../search/index.js";
 import { applyWorkspacePatchTool } from "./apply-workspace-patch.js";
 import { editWorkspaceFileTool } from "./edit-workspace-file.js";
 import { resolveWorkspaceLimits, type WorkspaceLimits } from "./limits.js";
@@ -23,6 +24,14 @@ export interface RootBoundWorkspaceToolsOptions {
   readonly requireExistingParents?: boolean;
   /** Every file-system call the tools make goes here. Default: the local file system (`node:fs`). */
   readonly operations?: WorkspaceOperations;
+  /**
+   * What matches a literal search: `builtin` (default) reads every file through `operations`;
+   * `ripgrep` hands the matching to `rg` (the walk, ignore rules, binary rule and pages stay
+   * the same), which is faster on large trees but opens files by path without `O_NOFOLLOW`,
+   * so a file swapped for a link during a search could be read through it; `auto` is
+   * `ripgrep` where `rg` is on `PATH`.
+   */
+  readonly searchEngine?: SearchEngine;
 }
 
 /**
@@ -49,11 +58,16 @@ export function createRootBoundWorkspaceTools(options: RootBoundWorkspaceToolsOp
   if (options.requireExistingParents !== undefined && typeof options.requireExistingParents !== "boolean") {
     throw new InvalidOptionsError(`${where}: requireExistingParents must be a boolean.`);
   }
+  const searchEngine = options.searchEngine ?? "builtin";
+  if (!["builtin", "ripgrep", "auto"].includes(searchEngine)) {
+    throw new InvalidOptionsError(`${where}: searchEngine must be "builtin", "ripgrep" or "auto".`);
+  }
   const context = {
     root,
     guidance,
     limits: resolveWorkspaceLimits(options.limits, where),
     requireExistingParents: options.requireExistingParents ?? false,
+    searchEngine,
   };
   return Object.freeze([
     listWorkspaceTool(context),

@@ -11,8 +11,8 @@ import type { WorkspaceToolsContext } from "./workspace-context.js";
  * JavaScript RegExp source with `regex`), as pages of `{ path, line, text, textTruncated? }`
  * hits with `filesScanned`, `truncated`, `nextOffset` and `timedOut`. The walk is depth first
  * in byte order of names, honours `.gitignore` files and `.git/info/exclude`, skips `.git/`,
- * binary files and links, and stops at `searchTimeoutMs`. Where `rg` is on `PATH` a literal
- * search matches through it, with the same rules and pages. Read-only.
+ * binary files and links, and stops at `searchTimeoutMs`. With the `ripgrep` engine a literal
+ * search matches through `rg`, with the same rules and pages. Read-only.
  */
 export function searchWorkspaceTool(context: WorkspaceToolsContext): Tool<SearchWorkspaceInput> {
   const { root, limits } = context;
@@ -51,6 +51,7 @@ export function searchWorkspaceTool(context: WorkspaceToolsContext): Tool<Search
           maxLineBytes: limits.maxLineBytes,
           searchTimeoutMs: limits.searchTimeoutMs,
           signal: ctx.signal,
+          engine: context.searchEngine ?? "builtin",
         });
         // The guidance of the directory searched (a file's own directory) is read for the next request.
         const directory = searched === undefined || searched.kind === "directory" ? segments : segments.slice(0, -1);

@@ -1,5 +1,6 @@
 import type { GuidanceTracker } from "../instructions/instructions-plugin.js";
 import type { WorkspaceRoot } from "../paths/root.js";
+import type { SearchEngine } from "../search/index.js";
 import type { WorkspaceLimits } from "./limits.js";
 
 /** What every tool of one `createRootBoundWorkspaceTools` call shares. */
@@ -9,6 +10,8 @@ export interface WorkspaceToolsContext {
   readonly limits: WorkspaceLimits;
   /** Refuse a missing parent directory of a new file instead of creating it. */
   readonly requireExistingParents: boolean;
+  /** What matches a literal search; see `RootBoundWorkspaceToolsOptions.searchEngine`. Default `builtin`. */
+  readonly searchEngine?: SearchEngine;
 }
 
 /** The directory segments of a workspace path (`a/b/c.ts` → `["a", "b"]`; the root's are `[]`). */
