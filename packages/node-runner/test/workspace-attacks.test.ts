@@ -46,12 +46,16 @@ import type { WorkspaceLimits } from "../src/workspace/tools/limits.js";
 import { createWorkspaceImageTool } from "../src/workspace/tools/read-workspace-image.js";
 import type { BeforeCall, OperationLog } from "./support/index.ts";
 import {
+  addFile,
   callsOf,
   callTool,
+  deleteFileSection,
   loggingOperations,
+  patchText,
   pathsOutside,
   tempDirPerTest,
   toolContext,
+  updateFile,
   workspaceLayout,
   writeTree,
 } from "./support/index.ts";
@@ -300,18 +304,8 @@ interface Attack {
   readonly timeout?: number;
 }
 
-const patch = (...sections: string[]) => ({ patch: ["*** Begin Patch", ...sections, "*** End Patch"].join("\n") });
-const add = (path: string, ...lines: string[]) =>
-  [`*** Add File: ${path}`, ...lines.map((line) => `+${line}`)].join("\n");
-const remove = (path: string) => `*** Delete File: ${path}`;
-const update = (path: string, from: string, to: string, moveTo?: string) =>
-  [
-    `*** Update File: ${path}`,
-    ...(moveTo === undefined ? [] : [`*** Move to: ${moveTo}`]),
-    "@@",
-    `-${from}`,
-    `+${to}`,
-  ].join("\n");
+/** An apply_workspace_patch input made of these sections. */
+const patch = (...sections: string[]) => ({ patch: patchText(...sections) });
 
 /** A name of 256 bytes: one over NAME_MAX. */
 const longSegment = "s".repeat(256);
@@ -403,7 +397,7 @@ const pathForms: Attack[] = [
       name: `Add at path ${name}`,
       tool: "apply_workspace_patch",
       setup: withPathFiles,
-      input: patch(add(path, "pwned")),
+      input: patch(addFile(path, "pwned")),
       expected: { admitRefuses: "path_invalid" },
     }),
   ),
@@ -416,7 +410,7 @@ const pathForms: Attack[] = [
   {
     name: "Add at `.`, the root itself",
     tool: "apply_workspace_patch",
-    input: patch(add(".", "pwned")),
+    input: patch(addFile(".", "pwned")),
     expected: { admitRefuses: "path_is_directory" },
   },
   ...(
@@ -469,7 +463,7 @@ const pathForms: Attack[] = [
   {
     name: "Add at a 4,096-byte path: accepted, then too long for the file system; the directories made are removed",
     tool: "apply_workspace_patch",
-    input: patch(add(fullPath, "deep")),
+    input: patch(addFile(fullPath, "deep")),
     expected: {
       refuses: "path_invalid",
       check: ({ text, log }) => {
@@ -486,25 +480,25 @@ const lookAlikes: Attack[] = [
   {
     name: "Add at `%2e%2e`: an ordinary name, created inside",
     tool: "apply_workspace_patch",
-    input: patch(add("%2e%2e", "look-alike")),
+    input: patch(addFile("%2e%2e", "look-alike")),
     expected: { succeeds: createdInside("%2e%2e", "look-alike\n") },
   },
   {
     name: "Add at `%2e%2e/outside.txt`: a directory named `%2e%2e` inside",
     tool: "apply_workspace_patch",
-    input: patch(add("%2e%2e/outside.txt", "look-alike")),
+    input: patch(addFile("%2e%2e/outside.txt", "look-alike")),
     expected: { succeeds: createdInside("%2e%2e/outside.txt", "look-alike\n") },
   },
   {
     name: "Add at fullwidth `．．/outside.txt`: kept inside",
     tool: "apply_workspace_patch",
-    input: patch(add("\uff0e\uff0e/outside.txt", "look-alike")),
+    input: patch(addFile("\uff0e\uff0e/outside.txt", "look-alike")),
     expected: { succeeds: createdInside("\uff0e\uff0e/outside.txt", "look-alike\n") },
   },
   {
     name: "Add at one-dot-leader `․․/outside.txt`: kept inside",
     tool: "apply_workspace_patch",
-    input: patch(add("\u2024\u2024/outside.txt", "look-alike")),
+    input: patch(addFile("\u2024\u2024/outside.txt", "look-alike")),
     expected: { succeeds: createdInside("\u2024\u2024/outside.txt", "look-alike\n") },
   },
   {
@@ -554,28 +548,28 @@ const links: Attack[] = [
     name: "Update of a link to the outside file (its source is checked at its turn)",
     tool: "apply_workspace_patch",
     setup: outsideLinks,
-    input: patch(update("out.txt", "outside secret", "pwned")),
+    input: patch(updateFile("out.txt", "outside secret", "pwned")),
     expected: { refuses: "path_is_symlink" },
   },
   {
     name: "Delete of a link to the outside file",
     tool: "apply_workspace_patch",
     setup: outsideLinks,
-    input: patch(remove("out.txt")),
+    input: patch(deleteFileSection("out.txt")),
     expected: { admitRefuses: "path_is_symlink" },
   },
   {
     name: "Add over a link to the outside file",
     tool: "apply_workspace_patch",
     setup: outsideLinks,
-    input: patch(add("out.txt", "pwned")),
+    input: patch(addFile("out.txt", "pwned")),
     expected: { admitRefuses: "path_is_symlink" },
   },
   {
     name: "Add over a dangling link to a new outside path: nothing is created where it points",
     tool: "apply_workspace_patch",
     setup: (place) => place.link("dangling.txt", join(place.base, "created-through-link.txt")),
-    input: patch(add("dangling.txt", "pwned")),
+    input: patch(addFile("dangling.txt", "pwned")),
     expected: { admitRefuses: "path_is_symlink" },
   },
   {
@@ -603,14 +597,14 @@ const links: Attack[] = [
     name: "Add whose parent is a link to an outside directory",
     tool: "apply_workspace_patch",
     setup: outsideLinks,
-    input: patch(add("outdir/new.txt", "pwned")),
+    input: patch(addFile("outdir/new.txt", "pwned")),
     expected: { admitRefuses: "path_through_symlink" },
   },
   {
     name: "Add two levels below a link to an outside directory",
     tool: "apply_workspace_patch",
     setup: outsideLinks,
-    input: patch(add("outdir/made/new.txt", "pwned")),
+    input: patch(addFile("outdir/made/new.txt", "pwned")),
     expected: { admitRefuses: "path_through_symlink" },
   },
   // Regression: the guidance lookup for this directory once met path_through_symlink and kept
@@ -620,7 +614,7 @@ const links: Attack[] = [
     name: "Update through a link to an outside directory",
     tool: "apply_workspace_patch",
     setup: outsideLinks,
-    input: patch(update("outdir/secret.txt", "outside dir secret", "pwned")),
+    input: patch(updateFile("outdir/secret.txt", "outside dir secret", "pwned")),
     expected: { refuses: "path_through_symlink" },
   },
   {
@@ -630,7 +624,7 @@ const links: Attack[] = [
       await outsideLinks(place);
       await place.files({ "mine.txt": "mine\n" });
     },
-    input: patch(update("mine.txt", "mine", "moved", "outdir/file.txt")),
+    input: patch(updateFile("mine.txt", "mine", "moved", "outdir/file.txt")),
     expected: { admitRefuses: "path_through_symlink" },
   },
   {
@@ -640,14 +634,14 @@ const links: Attack[] = [
       await outsideLinks(place);
       await place.files({ "mine.txt": "mine\n" });
     },
-    input: patch(update("mine.txt", "mine", "moved", "out.txt")),
+    input: patch(updateFile("mine.txt", "mine", "moved", "out.txt")),
     expected: { admitRefuses: "path_is_symlink" },
   },
   {
     name: "Move of a link to the outside file",
     tool: "apply_workspace_patch",
     setup: outsideLinks,
-    input: patch(update("out.txt", "outside secret", "moved", "taken.txt")),
+    input: patch(updateFile("out.txt", "outside secret", "moved", "taken.txt")),
     expected: {
       refuses: "path_is_symlink",
       check: async ({ place }) => expect(await lstat(place.at("taken.txt")).catch(() => "absent")).toBe("absent"),
@@ -706,7 +700,7 @@ const links: Attack[] = [
     name: "Add below a link to /proc/self/root",
     tool: "apply_workspace_patch",
     setup: (place) => place.link("proc", "/proc/self/root"),
-    input: (place) => patch(add(`proc${place.base}/pwned.txt`, "pwned")),
+    input: (place) => patch(addFile(`proc${place.base}/pwned.txt`, "pwned")),
     expected: { admitRefuses: "path_through_symlink" },
   },
   {
@@ -744,7 +738,7 @@ const links: Attack[] = [
     name: "a link loop used as a parent",
     tool: "apply_workspace_patch",
     setup: (place) => place.link("self", "self"),
-    input: patch(add("self/new.txt", "x")),
+    input: patch(addFile("self/new.txt", "x")),
     expected: { admitRefuses: "path_through_symlink" },
   },
   {
@@ -772,7 +766,7 @@ const links: Attack[] = [
     name: "Add below a link to the prefix sibling root-evil/",
     tool: "apply_workspace_patch",
     setup: (place) => place.link("evil", place.evil),
-    input: patch(add("evil/secret.txt", "pwned")),
+    input: patch(addFile("evil/secret.txt", "pwned")),
     expected: { admitRefuses: "path_through_symlink" },
   },
   {
@@ -790,7 +784,7 @@ const links: Attack[] = [
     name: "a hardlink inside to the outside file, updated: the outside inode keeps its content",
     tool: "apply_workspace_patch",
     setup: (place) => link(place.outside, place.at("hard.txt")),
-    input: patch(update("hard.txt", "outside secret", "inside now")),
+    input: patch(updateFile("hard.txt", "outside secret", "inside now")),
     expected: {
       succeeds: async ({ place, json }) => {
         expect(json()).toEqual([{ path: "hard.txt", operation: "updated", edits: 1 }]);
@@ -816,7 +810,7 @@ const links: Attack[] = [
     name: "a hardlink inside to the outside file, deleted: only the name inside goes",
     tool: "apply_workspace_patch",
     setup: (place) => link(place.outside, place.at("hard.txt")),
-    input: patch(remove("hard.txt")),
+    input: patch(deleteFileSection("hard.txt")),
     expected: {
       succeeds: async ({ place, json }) => {
         expect(json()).toEqual([{ path: "hard.txt", operation: "deleted" }]);
@@ -848,7 +842,7 @@ const specialFiles: Attack[] = [
     name: "Delete of a FIFO",
     tool: "apply_workspace_patch",
     setup: (place) => place.fifo("pipe"),
-    input: patch(remove("pipe")),
+    input: patch(deleteFileSection("pipe")),
     expected: { admitRefuses: "not_regular_file" },
     timeout: 5_000,
   },
@@ -856,7 +850,7 @@ const specialFiles: Attack[] = [
     name: "Add over a FIFO",
     tool: "apply_workspace_patch",
     setup: (place) => place.fifo("pipe"),
-    input: patch(add("pipe", "x")),
+    input: patch(addFile("pipe", "x")),
     expected: { admitRefuses: "not_regular_file" },
     timeout: 5_000,
   },
@@ -864,7 +858,7 @@ const specialFiles: Attack[] = [
     name: "Update of a FIFO",
     tool: "apply_workspace_patch",
     setup: (place) => place.fifo("pipe"),
-    input: patch(update("pipe", "x", "y")),
+    input: patch(updateFile("pipe", "x", "y")),
     expected: { refuses: "not_regular_file", check: neverOpened("pipe") },
     timeout: 5_000,
   },
@@ -915,7 +909,7 @@ const specialFiles: Attack[] = [
     name: "Delete of a unix socket",
     tool: "apply_workspace_patch",
     setup: (place) => place.socket("sock"),
-    input: patch(remove("sock")),
+    input: patch(deleteFileSection("sock")),
     expected: { admitRefuses: "not_regular_file" },
     timeout: 5_000,
   },
@@ -987,7 +981,7 @@ const sizes: Attack[] = [
     name: "Update of a 1 GB sparse file: file_too_large before reading a byte",
     tool: "apply_workspace_patch",
     setup: (place) => place.sparse("huge.txt", textHead, gigabyte),
-    input: patch(update("huge.txt", "text line of the sparse file", "pwned")),
+    input: patch(updateFile("huge.txt", "text line of the sparse file", "pwned")),
     expected: { refuses: "file_too_large", check: ({ log }) => expect(log.bytesRead).toBe(0) },
     timeout: 30_000,
   },
@@ -1048,7 +1042,7 @@ const sizes: Attack[] = [
     name: "Update of invalid UTF-8",
     tool: "apply_workspace_patch",
     setup: (place) => place.files({ "bad.txt": Uint8Array.from([0x6f, 0x6b, 0xff, 0x0a]) }),
-    input: patch(update("bad.txt", "ok\uFFFD", "fixed")),
+    input: patch(updateFile("bad.txt", "ok\uFFFD", "fixed")),
     expected: { refuses: "file_not_utf8" },
   },
   {
@@ -1064,49 +1058,49 @@ const patchShapes: Attack[] = [
   {
     name: "a path added twice",
     tool: "apply_workspace_patch",
-    input: patch(add("twice.txt", "one"), add("twice.txt", "two")),
+    input: patch(addFile("twice.txt", "one"), addFile("twice.txt", "two")),
     expected: { admitRefuses: "path_duplicated" },
   },
   {
     name: "Add and Delete of one path",
     tool: "apply_workspace_patch",
     setup: (place) => place.files({ "both.txt": "x\n" }),
-    input: patch(add("both.txt", "new"), remove("both.txt")),
+    input: patch(addFile("both.txt", "new"), deleteFileSection("both.txt")),
     expected: { admitRefuses: "path_duplicated" },
   },
   {
     name: "a Move onto another operation's path",
     tool: "apply_workspace_patch",
     setup: (place) => place.files({ "a.txt": "a\n", "b.txt": "b\n" }),
-    input: patch(update("a.txt", "a", "moved", "b.txt"), remove("b.txt")),
+    input: patch(updateFile("a.txt", "a", "moved", "b.txt"), deleteFileSection("b.txt")),
     expected: { admitRefuses: "path_duplicated" },
   },
   {
     name: "a Move onto its own source",
     tool: "apply_workspace_patch",
     setup: (place) => place.files({ "a.txt": "a\n" }),
-    input: patch(update("a.txt", "a", "moved", "a.txt")),
+    input: patch(updateFile("a.txt", "a", "moved", "a.txt")),
     expected: { admitRefuses: "path_duplicated" },
   },
   {
     name: "a Move out of the root `../x`",
     tool: "apply_workspace_patch",
     setup: (place) => place.files({ "a.txt": "a\n" }),
-    input: patch(update("a.txt", "a", "moved", "../outside.txt")),
+    input: patch(updateFile("a.txt", "a", "moved", "../outside.txt")),
     expected: { admitRefuses: "path_invalid" },
   },
   {
     name: "a Move to the absolute path of the outside file",
     tool: "apply_workspace_patch",
     setup: (place) => place.files({ "a.txt": "a\n" }),
-    input: (place) => patch(update("a.txt", "a", "moved", place.outside)),
+    input: (place) => patch(updateFile("a.txt", "a", "moved", place.outside)),
     expected: { admitRefuses: "path_invalid" },
   },
   {
     name: "Delete of a directory",
     tool: "apply_workspace_patch",
     setup: (place) => place.files({ "dir/keep.txt": "keep\n" }),
-    input: patch(remove("dir")),
+    input: patch(deleteFileSection("dir")),
     expected: { admitRefuses: "path_is_directory" },
   },
   {
@@ -1116,41 +1110,41 @@ const patchShapes: Attack[] = [
       await place.files({ "real.txt": "real\n" });
       await place.link("alias.txt", "real.txt");
     },
-    input: patch(remove("alias.txt")),
+    input: patch(deleteFileSection("alias.txt")),
     expected: { admitRefuses: "path_is_symlink" },
   },
   {
     name: "Add over a directory",
     tool: "apply_workspace_patch",
     setup: (place) => place.files({ "dir/keep.txt": "keep\n" }),
-    input: patch(add("dir", "x")),
+    input: patch(addFile("dir", "x")),
     expected: { admitRefuses: "path_is_directory" },
   },
   {
     name: "Add below a file used as a directory",
     tool: "apply_workspace_patch",
     setup: (place) => place.files({ "a.txt": "a\n" }),
-    input: patch(add("a.txt/x", "x")),
+    input: patch(addFile("a.txt/x", "x")),
     expected: { admitRefuses: "not_a_directory" },
   },
   {
     name: "Delete of a missing file",
     tool: "apply_workspace_patch",
-    input: patch(remove("ghost.txt")),
+    input: patch(deleteFileSection("ghost.txt")),
     expected: { admitRefuses: "path_not_found" },
   },
   {
     name: "an oversize patch",
     tool: "apply_workspace_patch",
     limits: { maxInputBytes: 64 },
-    input: patch(add("big.txt", "x".repeat(100))),
+    input: patch(addFile("big.txt", "x".repeat(100))),
     expected: { admitRefuses: "input_too_large" },
   },
   {
     name: "a patch of maxPatchFiles + 1 files",
     tool: "apply_workspace_patch",
     limits: { maxPatchFiles: 3 },
-    input: patch(...["1", "2", "3", "4"].map((name) => add(`${name}.txt`, name))),
+    input: patch(...["1", "2", "3", "4"].map((name) => addFile(`${name}.txt`, name))),
     expected: { admitRefuses: "too_many_files" },
   },
   {
@@ -1412,7 +1406,7 @@ describe("a parent directory swapped for a link to outside mid-call", () => {
     );
     const { result, text } = await callTool(
       tools.apply_workspace_patch as Tool,
-      patch(update("dir/file.txt", "inside", "pwned")),
+      patch(updateFile("dir/file.txt", "inside", "pwned")),
     );
     expect(swappedYet()).toBe(true);
     expect(result.isError).toBe(true);
@@ -1447,7 +1441,7 @@ describe("a parent directory swapped for a link to outside mid-call", () => {
   // file to a unique name, checks again, and unlinks only that name.
   it("patch Delete, swapped just before the unlink: the outside file of the same name survives", async () => {
     const { place, tools, swappedYet, sentinelUnchanged } = await raceSetup((call) => call.operation === "unlink");
-    const { result } = await callTool(tools.apply_workspace_patch as Tool, patch(remove("dir/file.txt")));
+    const { result } = await callTool(tools.apply_workspace_patch as Tool, patch(deleteFileSection("dir/file.txt")));
     expect(swappedYet()).toBe(true);
     expect(await readFile(join(place.outsideDirectory, "file.txt"), "utf8")).toBe("outside twin\n");
     await sentinelUnchanged();

@@ -23,34 +23,25 @@ import {
 } from "../src/index.js";
 import { createWorkspaceInstructionsPlugin } from "../src/workspace/instructions/instructions-plugin.js";
 import {
+  addFile,
   approvalPlugin,
   callsOf,
   callTool,
+  deleteFileSection,
   drain,
   loggingOperations,
+  patchText,
   tempDirPerTest,
   textOf,
   toolContext,
   toolMessages,
+  updateFile,
   workspaceLayout,
   writeTree,
 } from "./support/index.ts";
 import { toolsWith, workspaceToolsFor } from "./support/workspace-tools.ts";
 
 const temp = tempDirPerTest("castellan-patch-edges-");
-
-const patchOf = (...sections: string[]) => ["*** Begin Patch", ...sections, "*** End Patch"].join("\n");
-const add = (path: string, ...lines: string[]) =>
-  [`*** Add File: ${path}`, ...lines.map((line) => `+${line}`)].join("\n");
-const remove = (path: string) => `*** Delete File: ${path}`;
-const update = (path: string, from: string, to: string, moveTo?: string) =>
-  [
-    `*** Update File: ${path}`,
-    ...(moveTo === undefined ? [] : [`*** Move to: ${moveTo}`]),
-    "@@",
-    `-${from}`,
-    `+${to}`,
-  ].join("\n");
 
 async function setup(files: Record<string, string>, options: Parameters<typeof workspaceToolsFor>[1] = {}) {
   const layout = await workspaceLayout(temp.path);
@@ -88,7 +79,7 @@ async function abortedPatch() {
     if (call.operation === "rename" && !controller.signal.aborted) controller.abort();
   });
   const place = await setup({ "a.txt": "a1\n", "b.txt": "b1\n", "c.txt": "c1\n" }, { operations });
-  const patch = patchOf(update("a.txt", "a1", "a2"), update("b.txt", "b1", "b2"), remove("c.txt"));
+  const patch = patchText(updateFile("a.txt", "a1", "a2"), updateFile("b.txt", "b1", "b2"), deleteFileSection("c.txt"));
   const { result } = await callTool(place.patchTool, { patch }, { signal: controller.signal });
   return { ...place, result, log };
 }
@@ -118,7 +109,7 @@ describe("apply_workspace_patch edges", () => {
 
   it("a file changed while approval waited: its Update fails (context_not_found) and nothing is written", async () => {
     const { patchTool, root, read, exists } = await setup({ "a.txt": "one\ntwo\n" });
-    const input = { patch: patchOf(update("a.txt", "two", "2"), add("b.txt", "bee")) };
+    const input = { patch: patchText(updateFile("a.txt", "two", "2"), addFile("b.txt", "bee")) };
     const ctx = toolContext({ toolName: patchTool.name });
     const admitted = await patchTool.admit?.(input as never, ctx);
     expect(admitted?.admission).toEqual({
@@ -141,18 +132,22 @@ describe("apply_workspace_patch edges", () => {
 
   it("a patch of maxPatchFiles + 1 files is refused before permission (too_many_files); maxPatchFiles is admitted", async () => {
     const { patchTool, root } = await setup({}, { limits: { maxPatchFiles: 5 } });
-    const files = (count: number) => Array.from({ length: count }, (_, index) => add(`f${index}.txt`, `${index}`));
-    expect(await admitCode(patchTool, { patch: patchOf(...files(6)) })).toBe("too_many_files");
-    expect(await admitCode(patchTool, { patch: patchOf(...files(5)) })).toBe("admitted");
+    const files = (count: number) => Array.from({ length: count }, (_, index) => addFile(`f${index}.txt`, `${index}`));
+    expect(await admitCode(patchTool, { patch: patchText(...files(6)) })).toBe("too_many_files");
+    expect(await admitCode(patchTool, { patch: patchText(...files(5)) })).toBe("admitted");
     // Execution checks again, whatever admitted it.
-    const result = (await patchTool.execute({ patch: patchOf(...files(6)) } as never, toolContext())) as ToolResult;
+    const result = (await patchTool.execute({ patch: patchText(...files(6)) } as never, toolContext())) as ToolResult;
     expect(blocks(result)[0]).toMatch(/^too_many_files: The patch changes 6 files, over the limit of 5/);
     expect(await readdir(root)).toEqual([]);
   });
 
   it("an Add over an existing file and a Move onto one overwrite it, said in the admission and the receipts", async () => {
     const { patchTool, read, exists } = await setup({ "x.txt": "old x\n", "y.txt": "old y\n", "src.txt": "s1\n" });
-    const patch = patchOf(add("x.txt", "new x"), update("src.txt", "s1", "s2", "y.txt"), add("fresh.txt", "f"));
+    const patch = patchText(
+      addFile("x.txt", "new x"),
+      updateFile("src.txt", "s1", "s2", "y.txt"),
+      addFile("fresh.txt", "f"),
+    );
     const { admission, result } = await callTool(patchTool, { patch });
     expect(admission).toEqual({
       files: [
@@ -174,18 +169,20 @@ describe("apply_workspace_patch edges", () => {
 
   it("requireExistingParents refuses an Add or Move into a missing directory in admit (parent_missing)", async () => {
     const { patchTool, root } = await setup({ "m.txt": "m\n" }, { requireExistingParents: true });
-    expect(await admitCode(patchTool, { patch: patchOf(add("missing/deeper/a.txt", "a")) })).toBe("parent_missing");
-    expect(await admitCode(patchTool, { patch: patchOf(update("m.txt", "m", "n", "missing/m.txt")) })).toBe(
+    expect(await admitCode(patchTool, { patch: patchText(addFile("missing/deeper/a.txt", "a")) })).toBe(
       "parent_missing",
     );
-    const { text } = await callTool(patchTool, { patch: patchOf(add("missing/deeper/a.txt", "a")) });
+    expect(await admitCode(patchTool, { patch: patchText(updateFile("m.txt", "m", "n", "missing/m.txt")) })).toBe(
+      "parent_missing",
+    );
+    const { text } = await callTool(patchTool, { patch: patchText(addFile("missing/deeper/a.txt", "a")) });
     expect(text).toMatch(/^parent_missing: The directory "missing" for "missing\/deeper\/a\.txt" does not exist/);
     expect(await readdir(root)).toEqual(["m.txt"]);
   });
 
   it("by default an Add into a missing directory creates the directories", async () => {
     const { patchTool, read } = await setup({});
-    const { result } = await callTool(patchTool, { patch: patchOf(add("missing/deeper/a.txt", "a")) });
+    const { result } = await callTool(patchTool, { patch: patchText(addFile("missing/deeper/a.txt", "a")) });
     expect(JSON.parse(blocks(result)[0] as string)).toEqual([{ path: "missing/deeper/a.txt", operation: "added" }]);
     expect(await read("missing/deeper/a.txt")).toBe("a\n");
   });
@@ -197,7 +194,12 @@ describe("apply_workspace_patch edges", () => {
       "d.txt": "d\n",
     });
     const twoChunks = ["*** Update File: u.txt", "@@", "-one", "+1", "@@", " three", "-four", "+4"].join("\n");
-    const patch = patchOf(add("new.txt", "n"), twoChunks, update("m.txt", "m1", "m2", "moved/m.txt"), remove("d.txt"));
+    const patch = patchText(
+      addFile("new.txt", "n"),
+      twoChunks,
+      updateFile("m.txt", "m1", "m2", "moved/m.txt"),
+      deleteFileSection("d.txt"),
+    );
     const { admission, result } = await callTool(patchTool, { patch });
     expect(admission).toEqual({
       files: [
@@ -230,7 +232,7 @@ describe("apply_workspace_patch edges", () => {
   const longPath = `${`${"d".repeat(250)}/`.repeat(15)}x.txt`;
   const longFailure = async () => {
     const place = await setup({ [longPath]: "one\n" });
-    const patch = patchOf(add("n.txt", "n"), update(longPath, "zzz", "yyy"), add("z.txt", "z"));
+    const patch = patchText(addFile("n.txt", "n"), updateFile(longPath, "zzz", "yyy"), addFile("z.txt", "z"));
     const { result } = await callTool(place.patchTool, { patch });
     return { ...place, result };
   };
@@ -264,7 +266,7 @@ describe("the workspace tools in a Runner under ask-on-write", () => {
     await writeTree(layout.root, { "a.txt": "alpha\n", "b.txt": "beta\n" });
     const asked: ToolApprovalRequest[] = [];
     const instructions = createWorkspaceInstructionsPlugin({ rootDirectory: layout.rootUrl, record: () => undefined });
-    const goodPatch = patchOf(update("b.txt", "beta", "BETA"), add("c/new.txt", "new"));
+    const goodPatch = patchText(updateFile("b.txt", "beta", "BETA"), addFile("c/new.txt", "new"));
     const model = scriptedModel([
       {
         toolCalls: [
@@ -281,7 +283,7 @@ describe("the workspace tools in a Runner under ask-on-write", () => {
       { toolCalls: [{ id: "p1", name: "apply_workspace_patch", input: { patch: goodPatch } }] },
       {
         toolCalls: [
-          { id: "p2", name: "apply_workspace_patch", input: { patch: patchOf(add("../escape.txt", "out")) } },
+          { id: "p2", name: "apply_workspace_patch", input: { patch: patchText(addFile("../escape.txt", "out")) } },
         ],
       },
       { text: "done" },
@@ -358,16 +360,7 @@ describe("a patch's approval across a restart", () => {
     const layout = await workspaceLayout(temp.path);
     await writeTree(layout.root, { "a.txt": "one\n" });
     const directory = join(temp.path, "sessions");
-    const patchText = [
-      "*** Begin Patch",
-      "*** Update File: a.txt",
-      "@@",
-      "-one",
-      "+two",
-      "*** Add File: b.txt",
-      "+b",
-      "*** End Patch",
-    ].join("\n");
+    const patch = patchText(updateFile("a.txt", "one", "two"), addFile("b.txt", "b"));
     const open = async (steps: Parameters<typeof scriptedModel>[0], approval: NodeRunnerPlugin) => {
       const instructions = createWorkspaceInstructionsPlugin({
         rootDirectory: layout.rootUrl,
@@ -392,7 +385,7 @@ describe("a patch's approval across a restart", () => {
       asked = resolve;
     });
     const first = await open(
-      [{ toolCalls: [{ id: "p1", name: "apply_workspace_patch", input: { patch: patchText } }] }],
+      [{ toolCalls: [{ id: "p1", name: "apply_workspace_patch", input: { patch } }] }],
       approvalPlugin(
         (_request, { signal }) =>
           new Promise((_resolve, reject) => {

@@ -6,6 +6,7 @@ export * from "./frozen.ts";
 export * from "./latch.ts";
 export * from "./macrotasks.ts";
 export * from "./messages.ts";
+export * from "./patch-text.ts";
 export * from "./paths-fixture.ts";
 export * from "./plugins.ts";
 export * from "./random.ts";

@@ -4,11 +4,13 @@ import { lstat, mkdir, mkdtemp, readdir, readFile, readlink, realpath, rm, write
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { afterEach, beforeEach, expect } from "vitest";
 import {
   nodeWorkspaceOperations,
   type WorkspaceFileHandle,
   type WorkspaceOperations,
 } from "../../src/workspace/paths/operations.js";
+import { bindWorkspaceRoot, type WorkspaceRoot } from "../../src/workspace/paths/root.js";
 
 /** A temporary tree: `root/` (the workspace) beside a sentinel `root-evil/` and an outside file. */
 export interface Sandbox {
@@ -27,9 +29,14 @@ export interface Sandbox {
   remove(): Promise<void>;
 }
 
-/** Makes a {@link Sandbox} under the OS temporary directory. */
-export async function makeSandbox(): Promise<Sandbox> {
-  const base = await realpath(await mkdtemp(join(tmpdir(), "castellan-paths-")));
+/** The part of a {@link Sandbox} that {@link writeSandboxLayout} makes. */
+export type SandboxLayout = Pick<Sandbox, "root" | "rootUrl" | "evil" | "outsideFile">;
+
+/**
+ * Makes the sandbox's layout in the existing directory `base` (taken as given, not resolved):
+ * an empty `root/`, `root-evil/secret.txt` ("evil secret") and `outside.txt` ("outside secret").
+ */
+export async function writeSandboxLayout(base: string): Promise<SandboxLayout> {
   const root = join(base, "root");
   const evil = join(base, "root-evil");
   const outsideFile = join(base, "outside.txt");
@@ -37,13 +44,17 @@ export async function makeSandbox(): Promise<Sandbox> {
   await mkdir(evil);
   await writeFile(join(evil, "secret.txt"), "evil secret\n");
   await writeFile(outsideFile, "outside secret\n");
+  return { root, rootUrl: pathToFileURL(`${root}/`), evil, outsideFile };
+}
+
+/** Makes a {@link Sandbox} under the OS temporary directory. */
+export async function makeSandbox(): Promise<Sandbox> {
+  const base = await realpath(await mkdtemp(join(tmpdir(), "castellan-paths-")));
+  const layout = await writeSandboxLayout(base);
   return {
     base,
-    root,
-    rootUrl: pathToFileURL(`${root}/`),
-    evil,
-    outsideFile,
-    outsideSnapshot: () => snapshot(base, new Set([root])),
+    ...layout,
+    outsideSnapshot: () => snapshot(base, new Set([layout.root])),
     remove: () => rm(base, { recursive: true, force: true }),
   };
 }
@@ -145,4 +156,74 @@ export function pathsOutside(log: OperationLog, root: string): string[] {
 /** The logged calls of one operation. */
 export function callsOf(log: OperationLog, operation: string): LoggedCall[] {
   return log.calls.filter((entry) => entry.operation === operation);
+}
+
+/** What {@link usePathsTestBed} gives each test: a fresh sandbox, its bound root and the log of its calls. */
+export interface PathsTestBed {
+  readonly sandbox: Sandbox;
+  readonly root: WorkspaceRoot;
+  readonly log: OperationLog;
+  /** Runs before each logged call of the current test; reset to none for each test. */
+  hook: BeforeCall | undefined;
+  /** The absolute path of a workspace path in the current sandbox. */
+  inRoot(path: string): string;
+  /**
+   * Takes the outside snapshot again, for a test that changes the outside on purpose as part of its
+   * setup: the after-each check then compares against the outside as it was at this call.
+   */
+  snapshotOutside(): Promise<void>;
+}
+
+/**
+ * Gives each test of the calling file a sandbox with a root bound through logging operations,
+ * after `populate` (with the log cleared after it). After each test it checks that nothing
+ * outside the root was passed to the file system and that the outside sentinel is unchanged,
+ * then removes the sandbox.
+ */
+export function usePathsTestBed(populate: (bed: PathsTestBed) => Promise<void> = async () => {}): PathsTestBed {
+  let current: { sandbox: Sandbox; root: WorkspaceRoot; log: OperationLog; before: string[] } | undefined;
+  const bed: PathsTestBed = {
+    get sandbox() {
+      return (current ?? missing()).sandbox;
+    },
+    get root() {
+      return (current ?? missing()).root;
+    },
+    get log() {
+      return (current ?? missing()).log;
+    },
+    hook: undefined,
+    inRoot: (path) => join((current ?? missing()).sandbox.root, path),
+    async snapshotOutside() {
+      const now = current ?? missing();
+      now.before = await now.sandbox.outsideSnapshot();
+    },
+  };
+  beforeEach(async () => {
+    const sandbox = await makeSandbox();
+    bed.hook = undefined;
+    const logging = loggingOperations((call) => bed.hook?.(call));
+    const root = await bindWorkspaceRoot(sandbox.rootUrl, logging.operations);
+    current = { sandbox, root, log: logging.log, before: [] };
+    await populate(bed);
+    logging.log.calls.length = 0;
+    current.before = await sandbox.outsideSnapshot();
+  });
+  afterEach(async () => {
+    if (!current) return;
+    const { sandbox, log, before } = current;
+    try {
+      // Whatever a test did, nothing outside the root was passed to the file system or changed.
+      expect(pathsOutside(log, sandbox.root)).toEqual([]);
+      expect(await sandbox.outsideSnapshot()).toEqual(before);
+    } finally {
+      current = undefined;
+      await sandbox.remove();
+    }
+  });
+  return bed;
+}
+
+function missing(): never {
+  throw new Error("The paths test bed exists only while a test runs.");
 }

@@ -1,8 +1,8 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { pathToFileURL } from "node:url";
 import type { JsonValue, Tool, ToolContext, ToolResult } from "@castellan/harness";
 import { isToolInputError } from "@castellan/harness";
+import { writeSandboxLayout } from "./paths-fixture.ts";
 
 /** Writes `files` (workspace path → text or bytes) under `root`, creating directories. */
 export async function writeTree(root: string, files: Readonly<Record<string, string | Uint8Array>>): Promise<void> {
@@ -13,18 +13,16 @@ export async function writeTree(root: string, files: Readonly<Record<string, str
   }
 }
 
-/** A temp layout: `root/` (the workspace) beside `root-evil/` and `outside.txt`, which must never change. */
+/**
+ * A temp layout: `root/` (the workspace) beside `root-evil/` and `outside.txt`, which must never
+ * change; the {@link writeSandboxLayout} layout, in `base` (a test's temporary directory, which
+ * the caller removes).
+ */
 export async function workspaceLayout(
   base: string,
 ): Promise<{ root: string; rootUrl: URL; evil: string; outside: string }> {
-  const root = join(base, "root");
-  const evil = join(base, "root-evil");
-  const outside = join(base, "outside.txt");
-  await mkdir(root);
-  await mkdir(evil);
-  await writeFile(join(evil, "secret.txt"), "evil secret\n");
-  await writeFile(outside, "outside secret\n");
-  return { root, rootUrl: pathToFileURL(`${root}/`), evil, outside };
+  const { root, rootUrl, evil, outsideFile } = await writeSandboxLayout(base);
+  return { root, rootUrl, evil, outside: outsideFile };
 }
 
 /** The tool context a workspace tool is given, for calling it directly. */

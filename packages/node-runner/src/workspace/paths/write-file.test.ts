@@ -2,52 +2,18 @@ import { execFileSync } from "node:child_process";
 import { constants } from "node:fs";
 import { chmod, link, lstat, mkdir, readdir, readFile, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  type BeforeCall,
-  callsOf,
-  loggingOperations,
-  makeSandbox,
-  type OperationLog,
-  pathsOutside,
-  type Sandbox,
-} from "../../../test/support/paths-fixture.ts";
+import { describe, expect, it } from "vitest";
+import { callsOf, usePathsTestBed } from "../../../test/support/paths-fixture.ts";
 import type { WorkspaceOperations } from "./operations.js";
 import { resolveForRead } from "./resolve-read.js";
 import { resolveForWrite } from "./resolve-write.js";
 import { bindWorkspaceRoot, type WorkspaceRoot } from "./root.js";
 import { writeFileAtomically } from "./write-file.js";
 
-let sandbox: Sandbox;
-let root: WorkspaceRoot;
-let log: OperationLog;
-let before: string[];
-let hook: BeforeCall | undefined;
-
-beforeEach(async () => {
-  sandbox = await makeSandbox();
-  hook = undefined;
-  const logging = loggingOperations((call) => hook?.(call));
-  log = logging.log;
-  root = await bindWorkspaceRoot(sandbox.rootUrl, logging.operations);
-  log.calls.length = 0;
-  await mkdir(inRoot("dir"));
-  await writeFile(inRoot("dir/a.txt"), "old\n");
-  before = await sandbox.outsideSnapshot();
+const bed = usePathsTestBed(async (bed) => {
+  await mkdir(bed.inRoot("dir"));
+  await writeFile(bed.inRoot("dir/a.txt"), "old\n");
 });
-
-afterEach(async () => {
-  try {
-    expect(pathsOutside(log, sandbox.root)).toEqual([]);
-    expect(await sandbox.outsideSnapshot()).toEqual(before);
-  } finally {
-    await sandbox.remove();
-  }
-});
-
-function inRoot(path: string): string {
-  return join(sandbox.root, path);
-}
 
 /** A directory's names, to see that no temporary file was left. */
 async function names(path: string): Promise<string[]> {
@@ -56,139 +22,146 @@ async function names(path: string): Promise<string[]> {
 
 describe("writeFileAtomically", () => {
   it("replaces an existing file through a new inode, keeping its mode, and leaves no temporary file", async () => {
-    await chmod(inRoot("dir/a.txt"), 0o751);
-    const oldIno = (await lstat(inRoot("dir/a.txt"))).ino;
-    const result = await writeFileAtomically(await resolveForWrite(root, "dir/a.txt"), "new\n");
+    await chmod(bed.inRoot("dir/a.txt"), 0o751);
+    const oldIno = (await lstat(bed.inRoot("dir/a.txt"))).ino;
+    const result = await writeFileAtomically(await resolveForWrite(bed.root, "dir/a.txt"), "new\n");
     expect(result).toEqual({ path: "dir/a.txt", bytes: 4, created: false, createdDirectories: [] });
-    const stats = await lstat(inRoot("dir/a.txt"));
+    const stats = await lstat(bed.inRoot("dir/a.txt"));
     expect(stats.ino).not.toBe(oldIno);
     expect(stats.mode & 0o7777).toBe(0o751);
-    expect(await readFile(inRoot("dir/a.txt"), "utf8")).toBe("new\n");
-    expect(await names(inRoot("dir"))).toEqual(["a.txt"]);
+    expect(await readFile(bed.inRoot("dir/a.txt"), "utf8")).toBe("new\n");
+    expect(await names(bed.inRoot("dir"))).toEqual(["a.txt"]);
   });
 
   it("writes the temporary file beside the target with O_EXCL, then renames it over", async () => {
-    await writeFileAtomically(await resolveForWrite(root, "dir/a.txt"), new Uint8Array([1, 2, 3]));
-    const [created] = callsOf(log, "open");
-    expect(created?.paths[0]).toMatch(new RegExp(`^${inRoot("dir")}/\\.castellan-[0-9a-f]{16}\\.tmp$`));
+    await writeFileAtomically(await resolveForWrite(bed.root, "dir/a.txt"), new Uint8Array([1, 2, 3]));
+    const [created] = callsOf(bed.log, "open");
+    expect(created?.paths[0]).toMatch(new RegExp(`^${bed.inRoot("dir")}/\\.castellan-[0-9a-f]{16}\\.tmp$`));
     expect((created?.flags ?? 0) & constants.O_EXCL).toBe(constants.O_EXCL);
     expect((created?.flags ?? 0) & constants.O_NOFOLLOW).toBe(constants.O_NOFOLLOW);
-    expect(callsOf(log, "rename")).toEqual([{ operation: "rename", paths: [created?.paths[0], inRoot("dir/a.txt")] }]);
-    expect(log.bytesWritten).toBe(3);
+    expect(callsOf(bed.log, "rename")).toEqual([
+      { operation: "rename", paths: [created?.paths[0], bed.inRoot("dir/a.txt")] },
+    ]);
+    expect(bed.log.bytesWritten).toBe(3);
   });
 
   it("writes every byte of a large file", async () => {
     const data = new Uint8Array(5 * 1024 * 1024).map((_, index) => index % 251);
-    await writeFileAtomically(await resolveForWrite(root, "dir/a.txt"), data);
-    expect(Buffer.compare(await readFile(inRoot("dir/a.txt")), Buffer.from(data))).toBe(0);
+    await writeFileAtomically(await resolveForWrite(bed.root, "dir/a.txt"), data);
+    expect(Buffer.compare(await readFile(bed.inRoot("dir/a.txt")), Buffer.from(data))).toBe(0);
   });
 
   it("leaves an outside file hard-linked to the target unchanged", async () => {
-    await link(sandbox.outsideFile, inRoot("hard.txt"));
-    const outside = await lstat(sandbox.outsideFile);
-    await writeFileAtomically(await resolveForWrite(root, "hard.txt"), "replaced\n");
-    expect(await readFile(inRoot("hard.txt"), "utf8")).toBe("replaced\n");
-    expect(await readFile(sandbox.outsideFile, "utf8")).toBe("outside secret\n");
-    expect((await lstat(sandbox.outsideFile)).ino).toBe(outside.ino);
+    await link(bed.sandbox.outsideFile, bed.inRoot("hard.txt"));
+    const outside = await lstat(bed.sandbox.outsideFile);
+    await writeFileAtomically(await resolveForWrite(bed.root, "hard.txt"), "replaced\n");
+    expect(await readFile(bed.inRoot("hard.txt"), "utf8")).toBe("replaced\n");
+    expect(await readFile(bed.sandbox.outsideFile, "utf8")).toBe("outside secret\n");
+    expect((await lstat(bed.sandbox.outsideFile)).ino).toBe(outside.ino);
   });
 
   it("leaves another hard link to the target, inside the root, unchanged", async () => {
-    await link(inRoot("dir/a.txt"), inRoot("b.txt"));
-    await writeFileAtomically(await resolveForWrite(root, "dir/a.txt"), "new\n");
-    expect(await readFile(inRoot("b.txt"), "utf8")).toBe("old\n");
+    await link(bed.inRoot("dir/a.txt"), bed.inRoot("b.txt"));
+    await writeFileAtomically(await resolveForWrite(bed.root, "dir/a.txt"), "new\n");
+    expect(await readFile(bed.inRoot("b.txt"), "utf8")).toBe("old\n");
   });
 
   it("creates a new file with at most mode 0o644", async () => {
-    const result = await writeFileAtomically(await resolveForWrite(root, "dir/new.txt", { create: true }), "n");
+    const result = await writeFileAtomically(await resolveForWrite(bed.root, "dir/new.txt", { create: true }), "n");
     expect(result).toMatchObject({ created: true, createdDirectories: [] });
-    expect((await lstat(inRoot("dir/new.txt"))).mode & 0o777 & ~0o644).toBe(0);
-    expect(await readFile(inRoot("dir/new.txt"), "utf8")).toBe("n");
+    expect((await lstat(bed.inRoot("dir/new.txt"))).mode & 0o777 & ~0o644).toBe(0);
+    expect(await readFile(bed.inRoot("dir/new.txt"), "utf8")).toBe("n");
   });
 
   it("creates missing parent directories inside the root, checking each", async () => {
-    const target = await resolveForWrite(root, "dir/x/y/z.txt", { create: true });
+    const target = await resolveForWrite(bed.root, "dir/x/y/z.txt", { create: true });
     expect(target.createsDirectories).toEqual(["dir/x", "dir/x/y"]);
     // Resolving plans; nothing is made until the write.
-    await expect(lstat(inRoot("dir/x"))).rejects.toMatchObject({ code: "ENOENT" });
+    await expect(lstat(bed.inRoot("dir/x"))).rejects.toMatchObject({ code: "ENOENT" });
     const result = await writeFileAtomically(target, "z");
     expect(result.createdDirectories).toEqual(["dir/x", "dir/x/y"]);
-    expect(await readFile(inRoot("dir/x/y/z.txt"), "utf8")).toBe("z");
-    expect(callsOf(log, "mkdir").map((call) => call.paths[0])).toEqual([inRoot("dir/x"), inRoot("dir/x/y")]);
+    expect(await readFile(bed.inRoot("dir/x/y/z.txt"), "utf8")).toBe("z");
+    expect(callsOf(bed.log, "mkdir").map((call) => call.paths[0])).toEqual([
+      bed.inRoot("dir/x"),
+      bed.inRoot("dir/x/y"),
+    ]);
   });
 
   it("refuses a missing parent with parent_missing when parents must exist", async () => {
     await expect(
-      resolveForWrite(root, "dir/x/y/z.txt", { create: true, requireExistingParents: true }),
+      resolveForWrite(bed.root, "dir/x/y/z.txt", { create: true, requireExistingParents: true }),
     ).rejects.toMatchObject({ code: "parent_missing", message: expect.stringContaining('"dir/x"') });
     await expect(
-      resolveForWrite(root, "dir/z.txt", { create: true, requireExistingParents: true }),
+      resolveForWrite(bed.root, "dir/z.txt", { create: true, requireExistingParents: true }),
     ).resolves.toMatchObject({ exists: false });
   });
 
   it("writes look-alike names as plain names inside the root", async () => {
     for (const name of ["%2e%2e", "\uff0e\uff0e", "\u2024\u2024"]) {
-      await writeFileAtomically(await resolveForWrite(root, `${name}/outside.txt`, { create: true }), name);
-      expect(await readFile(inRoot(`${name}/outside.txt`), "utf8")).toBe(name);
+      await writeFileAtomically(await resolveForWrite(bed.root, `${name}/outside.txt`, { create: true }), name);
+      expect(await readFile(bed.inRoot(`${name}/outside.txt`), "utf8")).toBe(name);
     }
   });
 
   it("is used once, and only with a target resolved for writing", async () => {
-    const target = await resolveForWrite(root, "dir/a.txt");
+    const target = await resolveForWrite(bed.root, "dir/a.txt");
     await writeFileAtomically(target, "1");
     await expect(writeFileAtomically(target, "2")).rejects.toThrow(TypeError);
-    await expect(writeFileAtomically({ ...(await resolveForWrite(root, "dir/a.txt")) }, "3")).rejects.toThrow(
+    await expect(writeFileAtomically({ ...(await resolveForWrite(bed.root, "dir/a.txt")) }, "3")).rejects.toThrow(
       TypeError,
     );
-    const read = await resolveForRead(root, "dir/a.txt");
+    const read = await resolveForRead(bed.root, "dir/a.txt");
     await expect(writeFileAtomically(read as never, "4")).rejects.toThrow("resolveForWrite");
-    expect(await readFile(inRoot("dir/a.txt"), "utf8")).toBe("1");
+    expect(await readFile(bed.inRoot("dir/a.txt"), "utf8")).toBe("1");
   });
 });
 
 describe("resolveForWrite", () => {
   it("refuses a link as the target, naming where it points (path_is_symlink)", async () => {
-    await symlink(sandbox.outsideFile, inRoot("out-link"));
-    await symlink("dir/a.txt", inRoot("in-link"));
-    await expect(resolveForWrite(root, "out-link")).rejects.toMatchObject({
+    await symlink(bed.sandbox.outsideFile, bed.inRoot("out-link"));
+    await symlink("dir/a.txt", bed.inRoot("in-link"));
+    await expect(resolveForWrite(bed.root, "out-link")).rejects.toMatchObject({
       code: "path_is_symlink",
-      message: expect.stringContaining(JSON.stringify(sandbox.outsideFile)),
+      message: expect.stringContaining(JSON.stringify(bed.sandbox.outsideFile)),
     });
-    await expect(resolveForWrite(root, "in-link")).rejects.toMatchObject({
+    await expect(resolveForWrite(bed.root, "in-link")).rejects.toMatchObject({
       code: "path_is_symlink",
       message: expect.stringContaining('(to "dir/a.txt")'),
     });
   });
 
   it("refuses a link as a parent, also for a new file and its missing parents", async () => {
-    await symlink(sandbox.evil, inRoot("evil"));
-    await symlink("dir", inRoot("alias"));
+    await symlink(bed.sandbox.evil, bed.inRoot("evil"));
+    await symlink("dir", bed.inRoot("alias"));
     for (const [path, create] of [
       ["evil/secret.txt", false],
       ["evil/new.txt", true],
       ["evil/new/deeper.txt", true],
       ["alias/a.txt", false],
     ] as const) {
-      await expect(resolveForWrite(root, path, { create })).rejects.toMatchObject({ code: "path_through_symlink" });
+      await expect(resolveForWrite(bed.root, path, { create })).rejects.toMatchObject({ code: "path_through_symlink" });
     }
   });
 
   it("refuses what is not a regular file", async () => {
-    execFileSync("mkfifo", [inRoot("pipe")], { stdio: "pipe" });
-    await expect(resolveForWrite(root, "dir")).rejects.toMatchObject({ code: "path_is_directory" });
-    await expect(resolveForWrite(root, ".")).rejects.toMatchObject({ code: "path_is_directory" });
-    await expect(resolveForWrite(root, "pipe")).rejects.toMatchObject({ code: "not_regular_file" });
-    await expect(resolveForWrite(root, "dir/a.txt/x", { create: true })).rejects.toMatchObject({
+    execFileSync("mkfifo", [bed.inRoot("pipe")], { stdio: "pipe" });
+    await expect(resolveForWrite(bed.root, "dir")).rejects.toMatchObject({ code: "path_is_directory" });
+    await expect(resolveForWrite(bed.root, ".")).rejects.toMatchObject({ code: "path_is_directory" });
+    await expect(resolveForWrite(bed.root, "pipe")).rejects.toMatchObject({ code: "not_regular_file" });
+    await expect(resolveForWrite(bed.root, "dir/a.txt/x", { create: true })).rejects.toMatchObject({
       code: "not_a_directory",
     });
   });
 
   it("requires an existing file, or a free path with create", async () => {
-    await symlink("nowhere", inRoot("dangling"));
-    await expect(resolveForWrite(root, "dir/missing.txt")).rejects.toMatchObject({ code: "path_not_found" });
-    await expect(resolveForWrite(root, "nodir/missing.txt")).rejects.toMatchObject({ code: "path_not_found" });
-    await expect(resolveForWrite(root, "dir/a.txt", { create: true })).rejects.toMatchObject({ code: "path_exists" });
-    await expect(resolveForWrite(root, "dir", { create: true })).rejects.toMatchObject({ code: "path_exists" });
-    await expect(resolveForWrite(root, "dangling", { create: true })).rejects.toMatchObject({
+    await symlink("nowhere", bed.inRoot("dangling"));
+    await expect(resolveForWrite(bed.root, "dir/missing.txt")).rejects.toMatchObject({ code: "path_not_found" });
+    await expect(resolveForWrite(bed.root, "nodir/missing.txt")).rejects.toMatchObject({ code: "path_not_found" });
+    await expect(resolveForWrite(bed.root, "dir/a.txt", { create: true })).rejects.toMatchObject({
+      code: "path_exists",
+    });
+    await expect(resolveForWrite(bed.root, "dir", { create: true })).rejects.toMatchObject({ code: "path_exists" });
+    await expect(resolveForWrite(bed.root, "dangling", { create: true })).rejects.toMatchObject({
       code: "path_exists",
       message: expect.stringContaining("symbolic link"),
     });
@@ -196,23 +169,23 @@ describe("resolveForWrite", () => {
 
   it("refuses an invalid path before any I/O", async () => {
     for (const path of ["../outside.txt", "dir/../../x", "/tmp/x", "dir//a.txt", "dir/a.txt/"]) {
-      await expect(resolveForWrite(root, path, { create: true })).rejects.toMatchObject({ code: "path_invalid" });
+      await expect(resolveForWrite(bed.root, path, { create: true })).rejects.toMatchObject({ code: "path_invalid" });
     }
-    expect(log.calls).toEqual([]);
+    expect(bed.log.calls).toEqual([]);
   });
 });
 
 describe("a write raced by a swap", () => {
   /** Moves `dir` away and puts a link to root-evil/ in its place. */
   async function swapDirForLink(): Promise<void> {
-    await rename(inRoot("dir"), inRoot("dir-moved"));
-    await symlink(sandbox.evil, inRoot("dir"));
+    await rename(bed.inRoot("dir"), bed.inRoot("dir-moved"));
+    await symlink(bed.sandbox.evil, bed.inRoot("dir"));
   }
 
   /** Runs `swap` once, before the first call `matches`, after `armed` has been seen. */
   function swapAt(matches: (operation: string, flags?: number) => boolean, swap: () => Promise<void>): void {
     let done = false;
-    hook = async (call) => {
+    bed.hook = async (call) => {
       if (done || !matches(call.operation, call.flags)) return;
       done = true;
       await swap();
@@ -220,38 +193,38 @@ describe("a write raced by a swap", () => {
   }
 
   it("fails with path_changed when the parent became a link after validation, writing nothing", async () => {
-    const target = await resolveForWrite(root, "dir/a.txt");
+    const target = await resolveForWrite(bed.root, "dir/a.txt");
     await swapDirForLink();
     await expect(writeFileAtomically(target, "attack")).rejects.toMatchObject({
       code: "path_changed",
       message: expect.stringContaining('"dir"'),
     });
-    expect(callsOf(log, "open")).toEqual([]);
-    expect(await readFile(inRoot("dir-moved/a.txt"), "utf8")).toBe("old\n");
+    expect(callsOf(bed.log, "open")).toEqual([]);
+    expect(await readFile(bed.inRoot("dir-moved/a.txt"), "utf8")).toBe("old\n");
   });
 
   it("removes the temporary file when the parent became a link just before it was created", async () => {
-    const target = await resolveForWrite(root, "dir/a.txt");
+    const target = await resolveForWrite(bed.root, "dir/a.txt");
     swapAt((operation, flags) => operation === "open" && ((flags ?? 0) & constants.O_CREAT) !== 0, swapDirForLink);
     await expect(writeFileAtomically(target, "attack")).rejects.toMatchObject({ code: "path_changed" });
     // The temporary file went through the link into root-evil/; it was found there and removed
     // (the afterEach snapshot checks root-evil/ is as it was).
-    expect(await names(sandbox.evil)).toEqual(["secret.txt"]);
-    expect(await readFile(inRoot("dir-moved/a.txt"), "utf8")).toBe("old\n");
+    expect(await names(bed.sandbox.evil)).toEqual(["secret.txt"]);
+    expect(await readFile(bed.inRoot("dir-moved/a.txt"), "utf8")).toBe("old\n");
   });
 
   it("renames nothing outside when the parent became a link just before the rename", async () => {
-    const target = await resolveForWrite(root, "dir/a.txt");
+    const target = await resolveForWrite(bed.root, "dir/a.txt");
     swapAt((operation) => operation === "rename", swapDirForLink);
     await expect(writeFileAtomically(target, "attack")).rejects.toMatchObject({ code: "path_changed" });
-    expect(await readFile(join(sandbox.evil, "secret.txt"), "utf8")).toBe("evil secret\n");
-    expect(await readFile(inRoot("dir-moved/a.txt"), "utf8")).toBe("old\n");
+    expect(await readFile(join(bed.sandbox.evil, "secret.txt"), "utf8")).toBe("evil secret\n");
+    expect(await readFile(bed.inRoot("dir-moved/a.txt"), "utf8")).toBe("old\n");
   });
 
   it("fails with path_changed when the parent is swapped after the temporary file was written", async () => {
-    const target = await resolveForWrite(root, "dir/a.txt");
+    const target = await resolveForWrite(bed.root, "dir/a.txt");
     let opened = false;
-    hook = async (call) => {
+    bed.hook = async (call) => {
       if (call.operation === "open") opened = true;
       else if (opened && call.operation === "lstat") {
         opened = false;
@@ -262,47 +235,47 @@ describe("a write raced by a swap", () => {
       code: "path_changed",
       message: expect.stringContaining('"dir" (on the way to "dir/a.txt")'),
     });
-    expect(await readFile(inRoot("dir-moved/a.txt"), "utf8")).toBe("old\n");
+    expect(await readFile(bed.inRoot("dir-moved/a.txt"), "utf8")).toBe("old\n");
   });
 
   it("fails with path_changed when the target was replaced meanwhile, keeping the replacement", async () => {
-    const target = await resolveForWrite(root, "dir/a.txt");
-    await rm(inRoot("dir/a.txt"));
-    await writeFile(inRoot("dir/a.txt"), "theirs\n");
+    const target = await resolveForWrite(bed.root, "dir/a.txt");
+    await rm(bed.inRoot("dir/a.txt"));
+    await writeFile(bed.inRoot("dir/a.txt"), "theirs\n");
     await expect(writeFileAtomically(target, "mine\n")).rejects.toMatchObject({ code: "path_changed" });
-    expect(await readFile(inRoot("dir/a.txt"), "utf8")).toBe("theirs\n");
-    expect(await names(inRoot("dir"))).toEqual(["a.txt"]);
+    expect(await readFile(bed.inRoot("dir/a.txt"), "utf8")).toBe("theirs\n");
+    expect(await names(bed.inRoot("dir"))).toEqual(["a.txt"]);
   });
 
   it("fails with path_changed when the target was modified in place meanwhile", async () => {
-    const target = await resolveForWrite(root, "dir/a.txt");
-    await writeFile(inRoot("dir/a.txt"), "theirs\n");
+    const target = await resolveForWrite(bed.root, "dir/a.txt");
+    await writeFile(bed.inRoot("dir/a.txt"), "theirs\n");
     await expect(writeFileAtomically(target, "mine\n")).rejects.toMatchObject({
       code: "path_changed",
       message: expect.stringContaining("Read it again"),
     });
-    expect(await readFile(inRoot("dir/a.txt"), "utf8")).toBe("theirs\n");
+    expect(await readFile(bed.inRoot("dir/a.txt"), "utf8")).toBe("theirs\n");
   });
 
   it("fails with path_changed when a new file's path was taken meanwhile", async () => {
-    const target = await resolveForWrite(root, "dir/new.txt", { create: true });
-    await writeFile(inRoot("dir/new.txt"), "theirs\n");
+    const target = await resolveForWrite(bed.root, "dir/new.txt", { create: true });
+    await writeFile(bed.inRoot("dir/new.txt"), "theirs\n");
     await expect(writeFileAtomically(target, "mine\n")).rejects.toMatchObject({ code: "path_changed" });
-    expect(await readFile(inRoot("dir/new.txt"), "utf8")).toBe("theirs\n");
-    expect(await names(inRoot("dir"))).toEqual(["a.txt", "new.txt"]);
+    expect(await readFile(bed.inRoot("dir/new.txt"), "utf8")).toBe("theirs\n");
+    expect(await names(bed.inRoot("dir"))).toEqual(["a.txt", "new.txt"]);
   });
 
   it("fails with path_changed when a link appears where a parent is being created", async () => {
-    const target = await resolveForWrite(root, "dir/x/y.txt", { create: true });
+    const target = await resolveForWrite(bed.root, "dir/x/y.txt", { create: true });
     swapAt(
       (operation) => operation === "mkdir",
-      () => symlink(sandbox.evil, inRoot("dir/x")),
+      () => symlink(bed.sandbox.evil, bed.inRoot("dir/x")),
     );
     await expect(writeFileAtomically(target, "attack")).rejects.toMatchObject({
       code: "path_changed",
       message: expect.stringContaining('"dir/x"'),
     });
-    expect(callsOf(log, "open")).toEqual([]);
+    expect(callsOf(bed.log, "open")).toEqual([]);
   });
 });
 
@@ -311,14 +284,14 @@ describe("a failed write", () => {
   async function failing(operation: "rename" | "write", code: string): Promise<WorkspaceRoot> {
     const fail = () => Promise.reject(Object.assign(new Error(`injected ${code}`), { code }));
     const operations: WorkspaceOperations = {
-      ...root.operations,
-      rename: operation === "rename" ? fail : root.operations.rename,
+      ...bed.root.operations,
+      rename: operation === "rename" ? fail : bed.root.operations.rename,
       open: async (path, flags, mode) => {
-        const handle = await root.operations.open(path, flags, mode);
+        const handle = await bed.root.operations.open(path, flags, mode);
         return operation === "write" ? { ...bind(handle), write: fail } : handle;
       },
     };
-    return bindWorkspaceRoot(sandbox.rootUrl, operations);
+    return bindWorkspaceRoot(bed.sandbox.rootUrl, operations);
   }
 
   function bind<T extends object>(handle: T): T {
@@ -336,11 +309,11 @@ describe("a failed write", () => {
       await expect(writeFileAtomically(await resolveForWrite(other, "dir/a.txt"), "new")).rejects.toThrow(
         "injected EIO",
       );
-      expect(await readFile(inRoot("dir/a.txt"), "utf8")).toBe("old\n");
-      expect(await names(inRoot("dir"))).toEqual(["a.txt"]);
+      expect(await readFile(bed.inRoot("dir/a.txt"), "utf8")).toBe("old\n");
+      expect(await names(bed.inRoot("dir"))).toEqual(["a.txt"]);
       const target = await resolveForWrite(other, "dir/p/q/new.txt", { create: true });
       await expect(writeFileAtomically(target, "new")).rejects.toThrow("injected EIO");
-      expect(await names(inRoot("dir"))).toEqual(["a.txt"]);
+      expect(await names(bed.inRoot("dir"))).toEqual(["a.txt"]);
     },
   );
 
