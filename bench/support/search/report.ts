@@ -16,7 +16,11 @@ function literalRows(results: readonly LiteralResult[]): string[] {
       const verdict =
         ratio === undefined
           ? "no rg"
-          : `${times(ratio)} ${ratio <= literalTarget ? "PASS" : "MISS"} (<= ${literalTarget}x)`;
+          : `${times(ratio)} ${ratio <= literalTarget ? "PASS" : "MISS"} (<= ${literalTarget}x)${
+              result.firstRatios?.[engine] === undefined
+                ? ""
+                : ` (first ${times(result.firstRatios[engine] as number)})`
+            }`;
       rows.push(
         line([
           result.name,
