@@ -49,7 +49,7 @@ export function bindReadTool(directory: string): ReadFromLine {
   const root = pathToFileURL(`${directory}/`);
   const instructions = createWorkspaceInstructionsPlugin({ rootDirectory: root, record: () => undefined });
   // The plugin registers only a beforeModel hook; no model request is ever made here.
-  const host = { hooks: { beforeModel: () => undefined } } as unknown as NodeRunnerHost;
+  const host = { hooks: { beforeModel: () => undefined, sessionEnd: () => undefined } } as unknown as NodeRunnerHost;
   instructions.apply(host);
   const tools = createRootBoundWorkspaceTools({ root, instructions });
   const tool = tools.find((candidate) => candidate.name === "read_workspace_file") as Tool;

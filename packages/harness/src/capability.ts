@@ -2,6 +2,7 @@ import { type Enabled, isEnabledOption } from "./enabled.js";
 import { DeclarationError } from "./errors.js";
 import { assertSection, type CapabilitySection } from "./instructions.js";
 import { deepFreeze, findNonJson, type JsonValue } from "./json.js";
+import { type CapabilityHooks, capabilityHookNames } from "./lifecycle.js";
 import type { ResourceRequest } from "./resource.js";
 import type { SandboxDeclaration } from "./sandbox.js";
 import { isToolDeclaration, type ToolDeclaration } from "./tool.js";
@@ -19,6 +20,8 @@ export interface CapabilityDefinition {
   readonly sandbox?: SandboxDeclaration;
   /** Hides all of the capability's tools and sections for a turn. Default true. */
   readonly enabled?: Enabled;
+  /** Lifecycle hooks, run for each Session of an agent that declares the capability. Default none. */
+  readonly hooks?: CapabilityHooks;
 }
 
 /** A declared capability: a frozen value. */
@@ -28,6 +31,7 @@ export interface Capability extends CapabilityDefinition {
   readonly instructions: readonly CapabilitySection[];
   readonly state: Readonly<Record<string, JsonValue>>;
   readonly resources: readonly ResourceRequest<any, any>[];
+  readonly hooks: CapabilityHooks;
 }
 
 /** Declares a capability. Declaring acquires nothing. */
@@ -62,6 +66,19 @@ export function defineCapability(definition: CapabilityDefinition): Capability {
   if (!isEnabledOption(definition.enabled)) {
     throw new DeclarationError(`${where}: enabled must be a boolean or a function of the turn context.`);
   }
+  const hooks = definition.hooks ?? {};
+  if (hooks === null || typeof hooks !== "object" || Array.isArray(hooks)) {
+    throw new DeclarationError(`${where}: hooks must be an object of { ${capabilityHookNames.join(", ")} }.`);
+  }
+  for (const [name, hook] of Object.entries(hooks)) {
+    if (!(capabilityHookNames as readonly string[]).includes(name)) {
+      throw new DeclarationError(
+        `${where}: hooks.${name} is not a lifecycle hook; use ${capabilityHookNames.join(", ")}.`,
+      );
+    }
+    if (hook !== undefined && typeof hook !== "function")
+      throw new DeclarationError(`${where}: hooks.${name} must be a function.`);
+  }
   return Object.freeze({
     ...definition,
     kind: "capability",
@@ -69,5 +86,6 @@ export function defineCapability(definition: CapabilityDefinition): Capability {
     instructions: Object.freeze(instructions.map((section) => Object.freeze({ ...section }))),
     state: deepFreeze(structuredClone(state)),
     resources: Object.freeze([...resources]),
+    hooks: Object.freeze({ ...hooks }),
   });
 }

@@ -41,6 +41,7 @@ export const castellanErrorCodes = [
   "compaction_failed",
   "projection_failed",
   "hook_invalid",
+  "session_hook_failed",
   "state_invalid",
   // Using a Session
   "session_closed",

@@ -40,6 +40,16 @@ export {
   type JsonValue,
   jsonEqual,
 } from "./json.js";
+export type {
+  BeforeModelHook,
+  CapabilityHooks,
+  SessionEndHook,
+  SessionEndInfo,
+  SessionStartHook,
+  SessionStartInfo,
+  TurnInfo,
+  TurnStartHook,
+} from "./lifecycle.js";
 export {
   type AssistantMessage,
   type Message,
@@ -93,7 +103,7 @@ export {
   resolveResourceSpec,
   resource,
 } from "./resource.js";
-export type { SandboxAcquisition, SandboxDeclaration, SandboxLease } from "./sandbox.js";
+export type { SandboxContribution, SandboxDeclaration, SandboxLease, SandboxOpenOptions } from "./sandbox.js";
 export type { SkillBinding, SkillDeclaration } from "./skill.js";
 export {
   defineTool,

@@ -4,11 +4,21 @@ export interface SandboxLease {
   close(): Promise<void> | void;
 }
 
-/** A sandbox the declaration opens itself: the Runner calls `open` once per Session and closes the lease on close. */
-export interface SandboxAcquisition {
-  readonly specifier: string;
-  open(options: { readonly signal: AbortSignal }): Promise<SandboxLease>;
+import type { JsonObject } from "./json.js";
+
+/** What a contributed sandbox's `open` is given: the Session it is for, so params can shape the policy. */
+export interface SandboxOpenOptions {
+  readonly signal: AbortSignal;
+  readonly sessionId: string;
+  /** The Session's parameters, deeply frozen. */
+  readonly params: JsonObject;
 }
 
-/** An agent's or capability's sandbox: its own acquisition, or the name of one the host resolves. */
-export type SandboxDeclaration = SandboxAcquisition | string;
+/** A sandbox the declaration opens itself: the Runner calls `open` once per Session and closes the lease on close. */
+export interface SandboxContribution {
+  readonly specifier: string;
+  open(options: SandboxOpenOptions): Promise<SandboxLease>;
+}
+
+/** An agent's or capability's sandbox: its own contribution, or the name of one the host resolves. */
+export type SandboxDeclaration = SandboxContribution | string;

@@ -114,3 +114,10 @@ export class AbortedError extends CastellanError {
     this.name = "AbortError";
   }
 }
+
+/** A `sessionStart` or `sessionEnd` hook (a plugin's or a capability's) failed: the open failed, or the close reports it. */
+export class SessionHookError extends CastellanError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("session_hook_failed", message, options);
+  }
+}

@@ -5,7 +5,9 @@ export type {
   BindingLease,
   HostedToolSpec,
   ResourceRequest,
+  SandboxContribution,
   SandboxLease,
+  SandboxOpenOptions,
 } from "@castellan/harness";
 export {
   InstructionsFileError,
@@ -22,6 +24,7 @@ export {
   PluginError,
   ResourceError,
   RunAbortedError,
+  SessionHookError,
   SessionLockedError,
   SessionLogError,
   SessionMismatchError,
@@ -57,6 +60,10 @@ export type {
   NodeRunnerHost,
   NodeRunnerPlugin,
   SandboxResolver,
+  SessionEndHook,
+  SessionEndInfo,
+  SessionStartHook,
+  SessionStartInfo,
   StateChange,
   StateChangedHook,
   TurnInfo,

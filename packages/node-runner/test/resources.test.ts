@@ -6,7 +6,7 @@ import {
   defineTool,
   type JsonObject,
   resource,
-  type SandboxAcquisition,
+  type SandboxContribution,
 } from "@castellan/harness";
 import { scriptedModel } from "@castellan/models/testing";
 import { describe, expect, it } from "vitest";
@@ -57,7 +57,7 @@ function recordingKind(
 function recordingSandbox(
   journal: Journal,
   options: { failOpen?: Error } = {},
-): SandboxAcquisition & { signals: AbortSignal[] } {
+): SandboxContribution & { signals: AbortSignal[] } {
   const signals: AbortSignal[] = [];
   return {
     specifier: "test/sandbox",

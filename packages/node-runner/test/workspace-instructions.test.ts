@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { createFileSessionStore, createNodeRunner, type ToolApprovalRequest } from "../src/index.js";
 import {
   createWorkspaceInstructionsPlugin,
+  guidanceTracker,
   type WorkspaceInstructionsReceipt,
 } from "../src/workspace/instructions/instructions-plugin.js";
 import {
@@ -53,7 +54,7 @@ async function setup(
       }),
     ],
   });
-  return { ...layout, model, runner, receipts, asked };
+  return { ...layout, model, runner, receipts, asked, instructions };
 }
 
 describe("workspace guidance", () => {
@@ -241,5 +242,22 @@ describe("workspace guidance", () => {
       await runner.close();
     }
     expect(await readFile(join(directory, "log.jsonl"), "utf8")).not.toContain("SECRET-GUIDANCE-TEXT");
+  });
+
+  it("drops a Session's guidance when it closes", async () => {
+    const { root, runner, instructions } = await setup([{ text: "ok" }]);
+    await writeTree(root, { "AGENTS.md": "rules\n" });
+    try {
+      const session = await runner.createSession({ id: "g" });
+      const run = session.run("go");
+      await run.result;
+      const tracker = guidanceTracker(instructions);
+      const during = tracker?.run("g", run.id);
+      expect(tracker?.run("g", run.id)).toBe(during);
+      await session.close();
+      expect(tracker?.run("g", run.id)).not.toBe(during);
+    } finally {
+      await runner.close();
+    }
   });
 });

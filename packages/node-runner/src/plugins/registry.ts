@@ -9,6 +9,8 @@ import type {
   NodeRunnerHost,
   NodeRunnerPlugin,
   SandboxResolver,
+  SessionEndHook,
+  SessionStartHook,
   StateChangedHook,
   TurnStartHook,
 } from "./types.js";
@@ -27,6 +29,8 @@ export interface Registry {
     readonly beforeModel: readonly BeforeModelHook[];
     readonly turnStart: readonly TurnStartHook[];
     readonly stateChanged: readonly StateChangedHook[];
+    readonly sessionStart: readonly SessionStartHook[];
+    readonly sessionEnd: readonly SessionEndHook[];
   };
 }
 
@@ -44,6 +48,8 @@ export async function applyPlugins(plugins: readonly NodeRunnerPlugin[]): Promis
     beforeModel: [] as BeforeModelHook[],
     turnStart: [] as TurnStartHook[],
     stateChanged: [] as StateChangedHook[],
+    sessionStart: [] as SessionStartHook[],
+    sessionEnd: [] as SessionEndHook[],
   };
   let modelResolver: ModelResolver | undefined;
   let store: SessionStore | undefined;
@@ -114,6 +120,8 @@ export async function applyPlugins(plugins: readonly NodeRunnerPlugin[]): Promis
       beforeModel: hook(hooks.beforeModel, "beforeModel"),
       turnStart: hook(hooks.turnStart, "turnStart"),
       stateChanged: hook(hooks.stateChanged, "stateChanged"),
+      sessionStart: hook(hooks.sessionStart, "sessionStart"),
+      sessionEnd: hook(hooks.sessionEnd, "sessionEnd"),
     },
   };
 

@@ -1,11 +1,13 @@
 import type {
-  AgentIdentity,
+  BeforeModelHook,
   HostedToolSpec,
   ModelBinding,
-  ModelRequest,
   ModelRuntime,
   SandboxLease,
+  SessionEndHook,
+  SessionStartHook,
   Tool,
+  TurnStartHook,
 } from "@castellan/harness";
 import type { ToolApprovalAdapter, ToolPermissionHook } from "../permissions/types.js";
 import type { SessionStore } from "../store/types.js";
@@ -33,32 +35,15 @@ export interface SandboxResolver {
   }): Promise<SandboxLease>;
 }
 
-/** Identifies the turn a lifecycle hook is called for. */
-export interface TurnInfo {
-  readonly agent: AgentIdentity;
-  readonly sessionId: string;
-  readonly runId: string;
-  readonly turn: number;
-  /** Aborted when the Run is aborted. */
-  readonly signal: AbortSignal;
-  /**
-   * Reports that work a hook does on the side failed without failing the Run (for example a
-   * host callback it calls): the Run emits a `hook-failed` event naming `hook`.
-   */
-  reportHookFailure(hook: string, error: unknown): void;
-}
-
-/**
- * Rewrites a model request before it is sent (for example to trim or annotate messages). It
- * must keep the projected tool list exactly; returning nothing keeps the request.
- */
-export type BeforeModelHook = (
-  request: ModelRequest,
-  info: TurnInfo,
-) => ModelRequest | undefined | void | Promise<ModelRequest | undefined | void>;
-
-/** Runs before each new turn is projected. */
-export type TurnStartHook = (info: TurnInfo) => void | Promise<void>;
+export type {
+  BeforeModelHook,
+  SessionEndHook,
+  SessionEndInfo,
+  SessionStartHook,
+  SessionStartInfo,
+  TurnInfo,
+  TurnStartHook,
+} from "@castellan/harness";
 
 /** A committed state change. */
 export interface StateChange {
@@ -78,6 +63,13 @@ export interface NodeRunnerHooks {
   beforeModel(hook: BeforeModelHook): void;
   turnStart(hook: TurnStartHook): void;
   stateChanged(hook: StateChangedHook): void;
+  /** After a Session is admitted (its saved receipts readable), before it is handed out; a throw fails the open. */
+  sessionStart(hook: SessionStartHook): void;
+  /**
+   * Once per Session close, after its Run settled and before its resources are released.
+   * Awaited in order; a failure does not skip the rest, and `close()` rejects with the first.
+   */
+  sessionEnd(hook: SessionEndHook): void;
 }
 
 /** What a plugin's `apply` is given. Registration closes when the Runner has been created. */

@@ -79,7 +79,7 @@ export async function admit(request: {
       : selectModel(request.contextBudget.model, registry, "contextBudget.model names model");
   if (agent.skills.length > 0) throw new SkillsUnavailableError(agent.id);
 
-  const sandbox = await acquireSandbox(program, registry, owner, sessionId, signal);
+  const sandbox = await acquireSandbox(program, registry, owner, { sessionId, signal, params });
   const resources = new Map<ResourceRequest<unknown, unknown>, unknown>();
   const capabilityResources = new Map<string, BindingHandle[]>();
   for (const { request: resourceRequest, source } of program.resources) {
@@ -119,13 +119,15 @@ async function acquireSandbox(
   program: Program,
   registry: Registry,
   owner: ResourceOwner,
-  sessionId: string,
-  signal: AbortSignal,
+  session: { readonly sessionId: string; readonly signal: AbortSignal; readonly params: JsonObject },
 ): Promise<SandboxLease | undefined> {
   if (!program.sandbox) return undefined;
+  const { sessionId, signal, params } = session;
   const declaration = program.sandbox.declaration;
   if (typeof declaration !== "string") {
-    return await owner.acquire(`sandbox "${declaration.specifier}"`, () => declaration.open({ signal }));
+    return await owner.acquire(`sandbox "${declaration.specifier}"`, () =>
+      declaration.open({ signal, sessionId, params }),
+    );
   }
   const resolver = registry.sandboxResolver;
   if (!resolver) {

@@ -1,6 +1,6 @@
-import type { Agent, SandboxLease } from "@castellan/harness";
+import type { Agent, CapabilityHooks, SandboxLease, SessionEndHook, SessionStartInfo } from "@castellan/harness";
 import { CastellanError } from "@castellan/harness";
-import { AbortedError } from "../errors.js";
+import { AbortedError, SessionHookError } from "../errors.js";
 import type { HistoryView } from "../history/session-history.js";
 import { SessionJournal } from "../journal/session-journal.js";
 import type { BoundModel } from "../models/bound-model.js";
@@ -9,6 +9,7 @@ import type { Registry } from "../plugins/registry.js";
 import { ResourceOwner } from "../resources/resource-owner.js";
 import { type SessionOpenRecord, sessionLogFormatVersion } from "../store/records.js";
 import type { SessionLog } from "../store/types.js";
+import { abortable } from "../util/abortable.js";
 import { admit } from "./admission.js";
 import { InspectionRecorder } from "./inspection.js";
 import { type HarnessContextBudget, projectSession, type RunLimits, type SessionContext } from "./session-context.js";
@@ -39,6 +40,8 @@ export interface AdmittedSession {
   /** The sandbox lease, where the agent declares one. */
   readonly sandbox: SandboxLease | undefined;
   readonly inspection: InspectionRecorder;
+  /** The plugins' `sessionEnd` hooks, then the agent's capabilities', in order. */
+  readonly sessionEnd: readonly { readonly owner: string; readonly hook: SessionEndHook }[];
   /** The model of the latest model call; undefined before the first. */
   lastModel(): BoundModel | undefined;
 }
@@ -93,9 +96,10 @@ export async function admitSession(request: AdmissionRequest): Promise<AdmittedS
       tools,
       model: admitted.model,
       compactionModel: admitted.compactionModel,
+      // A capability's hooks run after the plugins' of the same kind, in declaration order.
       hooks: {
-        beforeModel: registry.hooks.beforeModel,
-        turnStart: registry.hooks.turnStart,
+        beforeModel: [...registry.hooks.beforeModel, ...capabilityHooks(agent, "beforeModel").map(({ hook }) => hook)],
+        turnStart: [...registry.hooks.turnStart, ...capabilityHooks(agent, "turnStart").map(({ hook }) => hook)],
         stateChanged: registry.hooks.stateChanged,
       },
       policy: { hooks: registry.hooks.toolPermission, preset: request.preset, approval: registry.approval },
@@ -115,6 +119,12 @@ export async function admitSession(request: AdmissionRequest): Promise<AdmittedS
     inspection.observe(projectSession(context, 0), { turn: 0 });
     if (opening && Object.keys(params).length > 0) await journal.saveOpening();
     if (signal?.aborted) throw new AbortedError("Opening the Session was aborted.", { cause: signal.reason });
+    await runSessionStart(agent, registry, {
+      agent: context.agent,
+      sessionId,
+      toolCalls: (name) => history.toolCalls(name),
+      signal: signal ?? new AbortController().signal,
+    });
     return {
       context,
       registry,
@@ -124,6 +134,10 @@ export async function admitSession(request: AdmissionRequest): Promise<AdmittedS
       created: admitted.created,
       sandbox: admitted.sandbox,
       inspection,
+      sessionEnd: [
+        ...registry.hooks.sessionEnd.map((hook) => ({ owner: "a plugin", hook })),
+        ...capabilityHooks(agent, "sessionEnd"),
+      ],
       lastModel: () => lastModel,
     };
   } catch (error) {
@@ -131,6 +145,43 @@ export async function admitSession(request: AdmissionRequest): Promise<AdmittedS
     await log?.close().catch(() => undefined);
     throw abortedOr(error, signal);
   }
+}
+
+/** The hooks of one kind the agent's capabilities declare, in declaration order, each with its owner's name. */
+function capabilityHooks<Kind extends keyof CapabilityHooks>(
+  agent: Agent,
+  kind: Kind,
+): { readonly owner: string; readonly hook: NonNullable<CapabilityHooks[Kind]> }[] {
+  return agent.capabilities.flatMap((capability) => {
+    const hook = capability.hooks[kind];
+    return hook ? [{ owner: `capability "${capability.name}"`, hook: hook as NonNullable<CapabilityHooks[Kind]> }] : [];
+  });
+}
+
+/** Runs the plugins' `sessionStart` hooks, then the capabilities', in order; the first failure fails the open. */
+async function runSessionStart(agent: Agent, registry: Registry, info: SessionStartInfo): Promise<void> {
+  const hooks = [
+    ...registry.hooks.sessionStart.map((hook) => ({ owner: "a plugin", hook })),
+    ...capabilityHooks(agent, "sessionStart"),
+  ];
+  for (const { owner, hook } of hooks) {
+    try {
+      await abortable(
+        Promise.resolve().then(() => hook(info)),
+        info.signal,
+      );
+    } catch (error) {
+      if (info.signal.aborted) throw error;
+      throw new SessionHookError(
+        `The sessionStart hook of ${owner} failed, so Session "${info.sessionId}" was not opened: ${describe(error)}`,
+        { cause: error },
+      );
+    }
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /** An abort gives one error however late it came: whatever failed because of it is its cause. */

@@ -1,6 +1,6 @@
 import type { ContentBlock, JsonObject, JsonValue, ModelBinding, RunResult } from "@castellan/harness";
 import { CastellanError, isContentBlock } from "@castellan/harness";
-import { ResourceError, SessionStateError } from "../errors.js";
+import { ResourceError, SessionHookError, SessionStateError } from "../errors.js";
 import type { UsageReport } from "../history/usage-ledger.js";
 import { selectModel } from "../models/session-model.js";
 import type { ToolApprovalAnswer } from "../permissions/types.js";
@@ -278,6 +278,22 @@ export class NodeSession implements Session {
     await Promise.allSettled([...this.writes]);
     this.lifetime.abort(new SessionStateError("session_closed", `Session "${this.id}" closed.`));
     const failures: unknown[] = [];
+    // sessionEnd hooks see the Session's resources still held; a failure skips none of them.
+    const info = { agent: this.admitted.context.agent, sessionId: this.id };
+    for (const { owner, hook } of this.admitted.sessionEnd) {
+      try {
+        await hook(info);
+      } catch (error) {
+        if (!failures.some((failure) => failure instanceof SessionHookError)) {
+          failures.push(
+            new SessionHookError(
+              `The sessionEnd hook of ${owner} failed while Session "${this.id}" closed: ${error instanceof Error ? error.message : String(error)}`,
+              { cause: error },
+            ),
+          );
+        }
+      }
+    }
     for (const step of [() => this.admitted.owner.releaseAll(), () => this.admitted.log?.close(), ...this.closeHooks]) {
       try {
         await step();

@@ -30,7 +30,7 @@ export function workspaceToolsFor(
     rootDirectory: rootUrl,
     record: (receipt) => void receipts.push(receipt),
   });
-  instructions.apply({ hooks: { beforeModel: () => undefined } } as never);
+  instructions.apply({ hooks: { beforeModel: () => undefined, sessionEnd: () => undefined } } as never);
   const list = toolsWith(rootUrl, instructions, options);
   return { tools: Object.fromEntries(list.map((tool) => [tool.name, tool])), receipts };
 }

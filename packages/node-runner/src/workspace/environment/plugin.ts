@@ -29,6 +29,7 @@ export function createWorkspaceEnvironmentPlugin(options: WorkspaceEnvironmentOp
         const environment = await probes.forRun(info.sessionId, info.runId);
         return { ...request, context: appendContext(request.context, renderWorkspaceEnvironment(environment)) };
       });
+      host.hooks.sessionEnd((info) => probes.forget(info.sessionId));
     },
     close: () => probes.close(),
   };

@@ -17,6 +17,16 @@ describe("RunProbes", () => {
     expect(await runs.forRun("s1", "r1")).toBe(4);
   });
 
+  it("forgets a closed Session, which probes anew if it runs again", async () => {
+    let probes = 0;
+    const runs = new RunProbes(async () => ++probes);
+    await runs.forRun("s1", "r1");
+    await runs.forRun("s2", "r1");
+    runs.forget("s1");
+    expect(runs.size).toBe(1);
+    expect(await runs.forRun("s1", "r1")).toBe(3);
+  });
+
   it("shares a probe still running between requests of the same Run", async () => {
     let release: (value: string) => void = () => undefined;
     let probes = 0;

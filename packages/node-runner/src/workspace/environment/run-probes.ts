@@ -1,10 +1,9 @@
 /**
  * The probe of each Session's current Run, started by the Run's first request and shared by its
  * later ones (including a retry after compaction, and the Run resumed in this process): the
- * facts are frozen for the Run. There is no run-end hook, so a Session's entry is replaced when
- * a request of another Run of that Session arrives: at most one Run per Session is held (the
- * turn number is not used for this, since a resumed Run does not restart at turn 1). Entries of
- * Sessions that never run again stay until {@link RunProbes.close}.
+ * facts are frozen for the Run. A Session's entry is replaced when a request of another Run of
+ * that Session arrives, so at most one Run per Session is held (the turn number is not used for
+ * this, since a resumed Run does not restart at turn 1), and dropped when the Session closes.
  */
 export class RunProbes<T> {
   readonly #probe: () => Promise<T>;
@@ -26,6 +25,11 @@ export class RunProbes<T> {
     this.#running.add(result);
     void result.finally(() => this.#running.delete(result));
     return result;
+  }
+
+  /** Drops a closed Session's entry. */
+  forget(sessionId: string): void {
+    this.#current.delete(sessionId);
   }
 
   /** How many Sessions have an entry; for tests of the bound. */

@@ -131,6 +131,8 @@ export function createWorkspaceInstructionsPlugin(options: WorkspaceInstructions
     apply(host: Parameters<NodeRunnerPlugin["apply"]>[0]) {
       registered = true;
       host.hooks.beforeModel(beforeModel);
+      // A closed Session's guidance is dropped; a reopened one reads again on its next Run.
+      host.hooks.sessionEnd((info) => void runs.delete(info.sessionId));
     },
     close() {
       runs.clear();
