@@ -33,6 +33,7 @@ export const castellanErrorCodes = [
   "instructions_file_invalid_utf8",
   "instructions_file_blank",
   "workspace_root_invalid",
+  "environment_invalid",
   // Runs
   "run_aborted",
   "model_failed",
