@@ -34,6 +34,7 @@ export const castellanErrorCodes = [
   "instructions_file_blank",
   "workspace_root_invalid",
   "environment_invalid",
+  "tool_execution_host_error",
   // Runs
   "run_aborted",
   "model_failed",

@@ -121,3 +121,22 @@ export class SessionHookError extends CastellanError {
     super("session_hook_failed", message, options);
   }
 }
+
+/**
+ * The host side of a tool failed, not the work the model asked for: a sandbox's prepare or
+ * finalize, a worker that crashed, a failing terminal reader. A tool throws it so the result
+ * names a host failure; host plugins import the class to tell the two apart.
+ */
+export class ToolExecutionHostError extends CastellanError {
+  readonly toolName: string;
+  readonly toolCallId: string;
+
+  constructor(
+    message: string,
+    options: { readonly toolName: string; readonly toolCallId: string; readonly cause?: unknown },
+  ) {
+    super("tool_execution_host_error", message, options.cause === undefined ? {} : { cause: options.cause });
+    this.toolName = options.toolName;
+    this.toolCallId = options.toolCallId;
+  }
+}

@@ -31,6 +31,7 @@ export {
   SessionMismatchError,
   SessionStateError,
   ToolBindingError,
+  ToolExecutionHostError,
 } from "./errors.js";
 export { unrecordedOutcome } from "./history/session-history.js";
 export type { StateWrite } from "./history/state-fold.js";

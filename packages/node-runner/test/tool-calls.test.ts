@@ -11,7 +11,7 @@ import {
 } from "@castellan/harness";
 import { scriptedModel } from "@castellan/models/testing";
 import { describe, expect, it } from "vitest";
-import { createNodeRunner, type PermissionPreset } from "../src/index.js";
+import { createNodeRunner, openSession, type PermissionPreset, ToolExecutionHostError } from "../src/index.js";
 import { drain, type Latch, latch, macrotasks, textOf, toolMessages } from "./support/index.ts";
 
 /** Opens one Session of `agent` on a fresh Runner, runs `input` to its end, and closes. */
@@ -592,5 +592,35 @@ describe("the tool context", () => {
     expect(receipts).toHaveLength(1);
     expect(receipts[0]).toMatchObject({ name: "write", ok: false, turn: 1, result: { isError: true } });
     expect(textOf(receipts[0]?.result)).toContain("Permission denied");
+  });
+});
+
+describe("a host failure inside a tool", () => {
+  it("is reported as the host's failure, not the tool's work", async () => {
+    const tool = defineTool({
+      name: "run_it",
+      description: "Run it",
+      execute: (_input, ctx) => {
+        throw new ToolExecutionHostError("the sandbox worker crashed", {
+          toolName: ctx.toolName,
+          toolCallId: ctx.toolCallId,
+        });
+      },
+    });
+    const model = scriptedModel([{ toolCalls: [{ name: "run_it", input: {} }] }, { text: "ok" }]);
+    const session = await openSession({
+      agent: defineAgent("test.host-failure", { model, tools: [tool] }),
+      permissions: "full-access",
+    });
+    try {
+      await session.run("go").result;
+      const message = toolMessages(model.requests[1]?.messages)[0];
+      expect(message?.isError).toBe(true);
+      expect(textOf(message)).toBe(
+        'tool_execution_host_error: The host failed while running "run_it"; this is not a failure of what was asked: the sandbox worker crashed',
+      );
+    } finally {
+      await session.close();
+    }
   });
 });

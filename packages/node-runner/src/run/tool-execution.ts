@@ -1,5 +1,6 @@
 import type { BindingHandle, JsonValue, ToolCall, ToolContext, ToolResult } from "@castellan/harness";
 import { CastellanError } from "@castellan/harness";
+import { ToolExecutionHostError } from "../errors.js";
 import { type SessionContext, turnContext } from "../session/session-context.js";
 import type { BoundTool } from "../tools/bind-tools.js";
 import { errorResult, toToolResult } from "../tools/tool-output.js";
@@ -51,7 +52,11 @@ export async function executeTool(
     .then(toToolResult, (error: unknown) =>
       signal.aborted
         ? errorResult(`The tool stopped because the run was aborted; its effects may be partial. ${describe(error)}`)
-        : errorResult(`Tool "${item.call.name}" failed: ${describeCoded(error)}`),
+        : error instanceof ToolExecutionHostError
+          ? errorResult(
+              `tool_execution_host_error: The host failed while running "${item.call.name}"; this is not a failure of what was asked: ${describe(error)}`,
+            )
+          : errorResult(`Tool "${item.call.name}" failed: ${describeCoded(error)}`),
     );
   return await settleWithGrace(execution, signal, session.limits.abortGraceMs);
 }
