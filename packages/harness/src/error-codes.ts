@@ -51,6 +51,11 @@ export const castellanErrorCodes = [
   "run_ended",
   "nothing_to_resume",
   "approval_not_pending",
+  // Commands
+  "command_limit_reached",
+  "command_aborted",
+  "command_spawn_failed",
+  "command_not_found",
   // Approval adapters
   "approval_aborted",
   "approval_closed",

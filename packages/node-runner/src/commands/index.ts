@@ -5,3 +5,26 @@ export {
   resolveEnvironmentPolicy,
 } from "./environment/environment-policy.js";
 export { EnvironmentPolicyError } from "./environment/policy-error.js";
+export {
+  type BoundedOutput,
+  CommandAbortedError,
+  type CommandDelta,
+  type CommandInfo,
+  type CommandLifetime,
+  CommandLimitError,
+  CommandNotFoundError,
+  type CommandObserverFailure,
+  type CommandOutcome,
+  type CommandOutput,
+  type CommandResult,
+  type CommandShell,
+  CommandSpawnError,
+  type CommandSpawnRequest,
+  type CommandSupervisor,
+  type CommandSupervisorLimits,
+  type CommandSupervisorOptions,
+  type CommandWaitOptions,
+  type CommandWaitResult,
+  createCommandSupervisor,
+  timeoutExitCode,
+} from "./supervisor/index.js";

@@ -1,0 +1,237 @@
+// One spawned command: its process group, its two output captures, its deadline and how it
+// ended. The supervisor owns the registry around it; this file owns the process.
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import type { Readable } from "node:stream";
+import { fileURLToPath } from "node:url";
+import { CommandSpawnError } from "./errors.js";
+import { guardGroup, unguardGroup } from "./exit-guard.js";
+import type { CommandSupervisorLimits } from "./options.js";
+import { OutputCapture } from "./output-capture.js";
+import { terminateGroup } from "./process-group.js";
+import {
+  type CommandInfo,
+  type CommandLifetime,
+  type CommandOutcome,
+  type CommandResult,
+  type CommandSpawnRequest,
+  timeoutExitCode,
+} from "./types.js";
+
+/** Why the supervisor is ending a group; the first one given is the outcome. */
+export type TerminationReason = "timeout" | "stop" | "cleanup";
+
+/** How long output is still read after the group is gone, at least: a process that left the group may hold the pipe. */
+const minimumDrainMs = 100;
+
+type LeaderExit = readonly [code: number | null, signal: NodeJS.Signals | null];
+
+/** A command spawned and not yet released. */
+export class SupervisedCommand {
+  // These fields mean what CommandInfo's of the same names do.
+  readonly commandId = `cmd_${randomBytes(12).toString("hex")}`;
+  readonly ownerKey: string;
+  readonly command: string;
+  readonly lifetime: CommandLifetime;
+  readonly processGroupId: number;
+  readonly startedAt: string;
+  readonly deadlineAt: string | null;
+  readonly stdout: OutputCapture;
+  readonly stderr: OutputCapture;
+  /** Resolves with the result once the group is gone and the output is read to its end; never rejects. */
+  readonly ended: Promise<CommandResult>;
+  readonly #limits: CommandSupervisorLimits;
+  readonly #signal: AbortSignal | undefined;
+  readonly #outputListeners = new Set<() => void>();
+  readonly #executionTimer: NodeJS.Timeout | undefined;
+  #reason: TerminationReason | undefined;
+  #leaderExited = false;
+  #termination: Promise<void> | undefined;
+  #result: CommandResult | undefined;
+
+  /**
+   * Spawns `request` in a new process group, with stdin from /dev/null. Throws
+   * `CommandSpawnError` when the process cannot start. `onEnded` is called once, with the
+   * result, just before `ended` resolves.
+   */
+  static async start(
+    request: CommandSpawnRequest,
+    limits: CommandSupervisorLimits,
+    onEnded: (command: SupervisedCommand, result: CommandResult) => void,
+  ): Promise<SupervisedCommand> {
+    const cwd = request.cwd instanceof URL ? fileURLToPath(request.cwd) : request.cwd;
+    const startedAt = new Date();
+    let child: ChildProcess;
+    try {
+      child = spawn(request.shell.executable, [...request.shell.arguments, request.command], {
+        cwd,
+        env: { ...request.env },
+        detached: true,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+    } catch (error) {
+      throw new CommandSpawnError(request.shell.executable, cwd, { cause: error });
+    }
+    // Guarded from the first moment: the host may exit while this waits for "spawn".
+    if (child.pid !== undefined) guardGroup(child.pid);
+    const leaderExit = new Promise<LeaderExit>((resolve) =>
+      child.once("exit", (code, signal) => resolve([code, signal])),
+    );
+    const failure = await new Promise<unknown>((resolve) => {
+      child.once("spawn", () => resolve(undefined));
+      child.once("error", resolve);
+    });
+    if (failure !== undefined || child.pid === undefined) {
+      if (child.pid !== undefined) unguardGroup(child.pid);
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+      throw new CommandSpawnError(request.shell.executable, cwd, { cause: failure });
+    }
+    return new SupervisedCommand(child, child.pid, request, limits, startedAt, leaderExit, onEnded);
+  }
+
+  private constructor(
+    child: ChildProcess,
+    processGroupId: number,
+    request: CommandSpawnRequest,
+    limits: CommandSupervisorLimits,
+    startedAt: Date,
+    leaderExit: Promise<LeaderExit>,
+    onEnded: (command: SupervisedCommand, result: CommandResult) => void,
+  ) {
+    this.ownerKey = request.ownerKey;
+    this.command = request.command;
+    this.lifetime = request.lifetime ?? "ordinary";
+    this.processGroupId = processGroupId;
+    this.startedAt = startedAt.toISOString();
+    this.#limits = limits;
+    this.#signal = request.signal;
+    this.stdout = new OutputCapture(limits.maxOutputBytesPerStream);
+    this.stderr = new OutputCapture(limits.maxOutputBytesPerStream);
+    // The kill goes to the group through process.kill, never child.kill; a failed one is not an event to crash on.
+    child.on("error", () => undefined);
+    const streams = [child.stdout as Readable, child.stderr as Readable];
+    const closed = [this.#pipe(streams[0] as Readable, this.stdout), this.#pipe(streams[1] as Readable, this.stderr)];
+    if (this.lifetime === "ordinary") {
+      this.deadlineAt = new Date(startedAt.getTime() + limits.executionTimeoutMs).toISOString();
+      this.#executionTimer = setTimeout(() => void this.terminate("timeout"), limits.executionTimeoutMs);
+    } else {
+      this.deadlineAt = null;
+    }
+    this.ended = this.#supervise(leaderExit, streams, closed, onEnded);
+    this.#signal?.addEventListener("abort", this.#onAbort, { once: true });
+    // It may have aborted while the process was starting; a listener added now would never run.
+    if (this.#signal?.aborted) void this.terminate("cleanup");
+  }
+
+  /** The result once ended. */
+  get result(): CommandResult | undefined {
+    return this.#result;
+  }
+
+  /** What the registry reports about it now. */
+  info(): CommandInfo {
+    return Object.freeze({
+      commandId: this.commandId,
+      ownerKey: this.ownerKey,
+      command: this.command,
+      lifetime: this.lifetime,
+      processGroupId: this.processGroupId,
+      startedAt: this.startedAt,
+      deadlineAt: this.deadlineAt,
+      state: this.#result === undefined ? "running" : "ended",
+      result: this.#result,
+    });
+  }
+
+  /** Calls `listener` after each chunk of output and once at the end; returns the unsubscriber. */
+  onOutput(listener: () => void): () => void {
+    this.#outputListeners.add(listener);
+    return () => this.#outputListeners.delete(listener);
+  }
+
+  /**
+   * Ends the group: SIGTERM, then SIGKILL after the grace; resolves with the result once it is
+   * gone. The first reason given is the outcome, unless the leader had already exited by itself.
+   */
+  terminate(reason: TerminationReason): Promise<CommandResult> {
+    if (this.#result === undefined) {
+      if (!this.#leaderExited) this.#reason ??= reason;
+      void this.#terminateGroup();
+    }
+    return this.ended;
+  }
+
+  readonly #onAbort = () => void this.terminate("cleanup");
+
+  #terminateGroup(): Promise<void> {
+    this.#termination ??= terminateGroup(this.processGroupId, this.#limits.killGraceMs);
+    return this.#termination;
+  }
+
+  #pipe(stream: Readable, capture: OutputCapture): Promise<void> {
+    stream.on("data", (chunk: Buffer) => {
+      capture.write(chunk);
+      for (const listener of this.#outputListeners) listener();
+    });
+    // A read error ends the stream as its end would; what was read is kept.
+    stream.on("error", () => undefined);
+    return new Promise((resolve) => stream.once("close", () => resolve()));
+  }
+
+  async #supervise(
+    leaderExit: Promise<LeaderExit>,
+    streams: readonly Readable[],
+    closed: readonly Promise<void>[],
+    onEnded: (command: SupervisedCommand, result: CommandResult) => void,
+  ): Promise<CommandResult> {
+    const [code, signal] = await leaderExit;
+    this.#leaderExited = true;
+    clearTimeout(this.#executionTimer);
+    // What the leader left running in its group (a `&` job) ends with it: nothing outlives its command.
+    await this.#terminateGroup();
+    unguardGroup(this.processGroupId);
+    await drain(streams, closed, Math.max(this.#limits.killGraceMs, minimumDrainMs));
+    this.stdout.end();
+    this.stderr.end();
+    this.#signal?.removeEventListener("abort", this.#onAbort);
+    const result: CommandResult = Object.freeze({
+      commandId: this.commandId,
+      ...classify(this.#reason, code, signal),
+      stdout: this.stdout.whole(),
+      stderr: this.stderr.whole(),
+      startedAt: this.startedAt,
+      endedAt: new Date().toISOString(),
+    });
+    this.#result = result;
+    for (const listener of this.#outputListeners) listener();
+    onEnded(this, result);
+    return result;
+  }
+}
+
+/** The outcome, exit code and signal of a leader that exited with `code` or by `signal`. */
+function classify(
+  reason: TerminationReason | undefined,
+  code: number | null,
+  signal: NodeJS.Signals | null,
+): { outcome: CommandOutcome; exitCode: number | null; signal: NodeJS.Signals | null } {
+  if (reason === "timeout") return { outcome: "timeout", exitCode: timeoutExitCode, signal };
+  if (reason !== undefined) return { outcome: reason, exitCode: code, signal };
+  if (code !== null) return { outcome: "exit", exitCode: code, signal: null };
+  return { outcome: "signal", exitCode: null, signal };
+}
+
+/**
+ * Waits for both streams to close, at most `waitMs`: the group is gone, so only a process
+ * that left it (`setsid`) can still hold a pipe open, and it is not waited for.
+ */
+async function drain(streams: readonly Readable[], closed: readonly Promise<void>[], waitMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, waitMs);
+  });
+  await Promise.race([Promise.all(closed), late]);
+  clearTimeout(timer);
+  for (const stream of streams) stream.destroy();
+}
