@@ -56,6 +56,8 @@ export const castellanErrorCodes = [
   "command_aborted",
   "command_spawn_failed",
   "command_not_found",
+  "command_options_invalid",
+  "command_observer_failed",
   // Approval adapters
   "approval_aborted",
   "approval_closed",

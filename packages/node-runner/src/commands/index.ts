@@ -6,6 +6,27 @@ export {
 } from "./environment/environment-policy.js";
 export { EnvironmentPolicyError } from "./environment/policy-error.js";
 export {
+  CommandObserverError,
+  CommandOptionsError,
+  type CommandReportStream,
+  type CommandSessionAdmission,
+  type CommandSessionInput,
+  type CommandSessionLifetime,
+  type CommandSessionOptions,
+  type CommandSessionPlugin,
+  type CommandSessionPorts,
+  type CommandSessionReport,
+  type CommandTerminalRequest,
+  type CommandTerminalUpdate,
+  commandSessionPluginName,
+  createCommandSessionPlugin,
+  type ExecCommandAdmission,
+  type ExecCommandInput,
+  maxCommandBytes,
+  type SessionCommand,
+  type SessionCommandsChange,
+} from "./session/index.js";
+export {
   type BoundedOutput,
   CommandAbortedError,
   type CommandDelta,

@@ -1,0 +1,83 @@
+import { defineTool, type Tool, ToolInputError } from "@castellan/harness";
+import type { CommandSessionLifetime } from "./ports.js";
+import { reportOrRefusal } from "./report.js";
+import type { CommandSessionRuntime } from "./runtime.js";
+import { resolveWorkdir } from "./workdir.js";
+
+/** The input of `exec_command`. */
+export interface ExecCommandInput {
+  /** The shell command text, 1 to 65,536 bytes of UTF-8. */
+  readonly command: string;
+  /** `"session"` for a service needed across Runs: no execution deadline. Default: the Run's ordinary lifetime. */
+  readonly lifetime?: "session";
+  /** A workspace path of the directory to start in, beneath the working directory. Default `.`. */
+  readonly workdir?: string;
+}
+
+/** What `exec_command`'s `admit` says a call will do; permission hooks key on `policyKey`. */
+export interface ExecCommandAdmission {
+  /** `"exec_command:session"` for a session-lifetime launch, so an ordinary grant never covers it. */
+  readonly policyKey: "exec_command" | "exec_command:session";
+  readonly command: string;
+  readonly lifetime: CommandSessionLifetime;
+  /** The workspace path it starts in; `.` for the working directory. */
+  readonly workdir: string;
+}
+
+/** Longest command text accepted, in UTF-8 bytes. */
+export const maxCommandBytes = 65_536;
+
+const description = `Run a shell command in the workspace (no TTY, stdin is empty). Waits a short while: a command that finishes returns its final report; one still running returns a handle (state "running") to poll or stop with command_session. Ordinary commands end at the execution deadline (outcome "timeout", exit code 124). Pass lifetime "session" only for a service needed across Runs (a dev server, a watcher): it has no deadline and lives until stopped or the Session closes. Reuse a live handle instead of backgrounding or restarting a service. The result is one JSON command-session-report; a non-zero exit code is a result, not an error.`;
+
+/** `exec_command`: launches one command through the runtime; not read-only. */
+export function createExecCommandTool(runtime: CommandSessionRuntime): Tool<ExecCommandInput> {
+  return defineTool<ExecCommandInput>({
+    name: "exec_command",
+    description,
+    inputSchema: {
+      type: "object",
+      properties: {
+        command: { type: "string", minLength: 1, description: "The shell command text." },
+        lifetime: {
+          type: "string",
+          enum: ["session"],
+          description: 'Only "session", for a service that must outlive this Run; omit otherwise.',
+        },
+        workdir: { type: "string", description: "Workspace path of the directory to run in; default the root." },
+      },
+      required: ["command"],
+      additionalProperties: false,
+    },
+    async admit(input, ctx) {
+      checkCommand(input.command);
+      const workdir = await resolveWorkdir(runtime.options.root, input.workdir);
+      runtime.checkCanLaunch(ctx.sessionId);
+      const lifetime: CommandSessionLifetime = input.lifetime === "session" ? "session" : "run";
+      const admission: ExecCommandAdmission = {
+        policyKey: lifetime === "session" ? "exec_command:session" : "exec_command",
+        command: input.command,
+        lifetime,
+        workdir: workdir.path,
+      };
+      return { admission: { ...admission } };
+    },
+    execute: (input, ctx) =>
+      reportOrRefusal(async () => {
+        checkCommand(input.command);
+        // Resolved again: approval may have waited, and the directory may have changed meanwhile.
+        const workdir = await resolveWorkdir(runtime.options.root, input.workdir);
+        const lifetime: CommandSessionLifetime = input.lifetime === "session" ? "session" : "run";
+        return await runtime.launch({ command: input.command, lifetime, cwd: workdir.absolute }, ctx);
+      }),
+  });
+}
+
+function checkCommand(command: string): void {
+  const bytes = Buffer.byteLength(command, "utf8");
+  if (bytes < 1 || bytes > maxCommandBytes) {
+    throw new ToolInputError(
+      "command_invalid",
+      `The command must be 1 to ${maxCommandBytes.toLocaleString("en")} bytes of UTF-8; it is ${bytes}. Put a long script in a file and run that.`,
+    );
+  }
+}

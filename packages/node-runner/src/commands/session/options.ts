@@ -1,0 +1,148 @@
+import { bindWorkspaceRootSync, type WorkspaceRoot } from "../../workspace/paths/root.js";
+import {
+  type EnvironmentPolicy,
+  type ResolvedEnvironmentPolicy,
+  resolveEnvironmentPolicy,
+} from "../environment/environment-policy.js";
+import type { CommandShell } from "../supervisor/index.js";
+import { CommandOptionsError } from "./errors.js";
+import type { CommandSessionPorts } from "./ports.js";
+
+/** Options of `createCommandSessionPlugin`; all are checked when the plugin is created. */
+export interface CommandSessionOptions extends CommandSessionPorts {
+  /**
+   * A `file:` URL (or its text) of an existing directory: where commands run, and what
+   * `workdir` is resolved beneath. Captured by its real path now. It is not a sandbox.
+   */
+  readonly workingDirectory: URL | string;
+  /** The program command text is given to. Default `{ executable: "/bin/sh", arguments: ["-c"] }`. */
+  readonly shell?: CommandShell;
+  /** Which variables of the host's environment commands get; computed from `process.env` at each spawn. Required. */
+  readonly environment: EnvironmentPolicy;
+  /** How long an ordinary command may run from its spawn (then `timeout`, exit code 124). Default 120,000 ms; 1 to 2,147,483,647. */
+  readonly executionTimeoutMs?: number;
+  /** How long `exec_command` waits before returning a running handle. Default 10,000 ms; 0 to `executionTimeoutMs`. */
+  readonly initialYieldMs?: number;
+  /** How long a `poll` waits for new output or the end. Default 1,000 ms; 0 to 60,000. */
+  readonly pollWaitMs?: number;
+  /** The most bytes of each stream one report (and the whole-run output) keeps. Default 65,536; 1,024 to 16,777,216. */
+  readonly maxOutputBytesPerStream?: number;
+  /** How long a group has between SIGTERM and SIGKILL. Default 2,000 ms; 0 to 60,000. */
+  readonly killGraceMs?: number;
+  /** The most live commands one Session may have at once. Default 16; 1 to 1,024. */
+  readonly maxLiveCommands?: number;
+}
+
+/** The options checked, defaults applied. */
+export interface ResolvedCommandSessionOptions extends CommandSessionPorts {
+  readonly root: WorkspaceRoot;
+  readonly shell: CommandShell;
+  readonly environment: ResolvedEnvironmentPolicy;
+  readonly executionTimeoutMs: number;
+  readonly initialYieldMs: number;
+  readonly pollWaitMs: number;
+  readonly maxOutputBytesPerStream: number;
+  readonly killGraceMs: number;
+  readonly maxLiveCommands: number;
+}
+
+const where = "createCommandSessionPlugin";
+
+const known = new Set([
+  "workingDirectory",
+  "shell",
+  "environment",
+  "executionTimeoutMs",
+  "initialYieldMs",
+  "pollWaitMs",
+  "maxOutputBytesPerStream",
+  "killGraceMs",
+  "maxLiveCommands",
+  "onTerminalUpdate",
+  "readTerminal",
+  "onSessionCommandsChanged",
+]);
+
+/**
+ * Checks the options and applies the defaults.
+ *
+ * @throws CommandOptionsError (`command_options_invalid`) for a missing, unknown or bad option.
+ * @throws WorkspaceRootError (`workspace_root_invalid`) when `workingDirectory` is not a `file:` URL of an existing directory.
+ * @throws EnvironmentPolicyError (`environment_invalid`) for a malformed environment policy.
+ */
+export function resolveCommandSessionOptions(options: CommandSessionOptions): ResolvedCommandSessionOptions {
+  if (options === null || typeof options !== "object" || Array.isArray(options)) {
+    throw new CommandOptionsError(`${where}: options are required.`);
+  }
+  for (const key of Object.keys(options)) {
+    if (!known.has(key)) {
+      throw new CommandOptionsError(`${where}: ${key} is not an option; the options are ${[...known].join(", ")}.`);
+    }
+  }
+  if (options.workingDirectory === undefined) {
+    throw new CommandOptionsError(`${where}: workingDirectory is required: a file: URL of an existing directory.`);
+  }
+  if (options.environment === undefined) {
+    throw new CommandOptionsError(
+      `${where}: environment is required: an environment policy such as { inherit: "core" }.`,
+    );
+  }
+  const executionTimeoutMs = integer(options.executionTimeoutMs, "executionTimeoutMs", 120_000, 1, 2_147_483_647);
+  const resolved: ResolvedCommandSessionOptions = {
+    root: bindWorkspaceRootSync(options.workingDirectory),
+    shell: checkShell(options.shell),
+    environment: resolveEnvironmentPolicy(options.environment, where),
+    executionTimeoutMs,
+    initialYieldMs: integer(options.initialYieldMs, "initialYieldMs", 10_000, 0, executionTimeoutMs),
+    pollWaitMs: integer(options.pollWaitMs, "pollWaitMs", 1_000, 0, 60_000),
+    maxOutputBytesPerStream: integer(
+      options.maxOutputBytesPerStream,
+      "maxOutputBytesPerStream",
+      65_536,
+      1_024,
+      16_777_216,
+    ),
+    killGraceMs: integer(options.killGraceMs, "killGraceMs", 2_000, 0, 60_000),
+    maxLiveCommands: integer(options.maxLiveCommands, "maxLiveCommands", 16, 1, 1_024),
+    ...port(options, "onTerminalUpdate"),
+    ...port(options, "readTerminal"),
+    ...port(options, "onSessionCommandsChanged"),
+  };
+  return Object.freeze(resolved);
+}
+
+function integer(value: unknown, field: string, fallback: number, min: number, max: number): number {
+  const given = value ?? fallback;
+  if (typeof given !== "number" || !Number.isInteger(given) || given < min || given > max) {
+    throw new CommandOptionsError(
+      `${where}: ${field} must be an integer from ${min.toLocaleString("en")} to ${max.toLocaleString("en")}; got ${JSON.stringify(value)}.`,
+    );
+  }
+  return given;
+}
+
+function checkShell(shell: unknown): CommandShell {
+  if (shell === undefined) return Object.freeze({ executable: "/bin/sh", arguments: Object.freeze(["-c"]) });
+  const candidate = shell as Partial<CommandShell> | null;
+  if (
+    candidate === null ||
+    typeof candidate !== "object" ||
+    typeof candidate.executable !== "string" ||
+    candidate.executable === "" ||
+    !Array.isArray(candidate.arguments) ||
+    !candidate.arguments.every((argument) => typeof argument === "string")
+  ) {
+    throw new CommandOptionsError(`${where}: shell must be { executable: a non-empty string, arguments: strings }.`);
+  }
+  return Object.freeze({ executable: candidate.executable, arguments: Object.freeze([...candidate.arguments]) });
+}
+
+function port<K extends keyof CommandSessionPorts>(
+  options: CommandSessionOptions,
+  name: K,
+): Pick<CommandSessionPorts, K> {
+  const value = options[name];
+  if (value === undefined) return {} as Pick<CommandSessionPorts, K>;
+  if (typeof value !== "function") throw new CommandOptionsError(`${where}: ${name} must be a function.`);
+  return { [name]: value } as Pick<CommandSessionPorts, K>;
+}

@@ -1,0 +1,70 @@
+import type { ToolPermissionRequest } from "../../permissions/types.js";
+import type { NodeRunnerPlugin } from "../../plugins/types.js";
+import { createCommandSessionTool } from "./command-session-tool.js";
+import { createExecCommandTool } from "./exec-command-tool.js";
+import { type CommandSessionOptions, resolveCommandSessionOptions } from "./options.js";
+import type { SessionCommand } from "./ports.js";
+import { CommandSessionRuntime } from "./runtime.js";
+
+/** The name of the plugin {@link createCommandSessionPlugin} returns. */
+export const commandSessionPluginName = "castellan.command-session";
+
+/** The plugin, with the host's view of each Session's session-lifetime commands. */
+export interface CommandSessionPlugin extends NodeRunnerPlugin {
+  readonly name: typeof commandSessionPluginName;
+  /** The Session's live `lifetime: "session"` commands, oldest first, with their bounded output since launch; reading consumes nothing. */
+  sessionCommands(sessionId: string): readonly SessionCommand[];
+  /**
+   * Stops a live command of the Session exactly like `command_session` `stop`, and resolves
+   * once its end was published through `onTerminalUpdate` (an observer failure is reported at
+   * Session close, not here). A command that already ended is not stopped again. Throws
+   * `CommandNotFoundError` for a handle the Session never launched.
+   */
+  stopSessionCommand(sessionId: string, commandId: string): Promise<void>;
+}
+
+/**
+ * Registers the unsandboxed command tools `exec_command` and `command_session` (neither
+ * read-only; declare them with `hostTool(...)`). POSIX only, no PTY. Commands run through one
+ * supervisor, each in its own process group with stdin from /dev/null and the environment
+ * policy's variables computed at spawn; each Session owns its commands, and closing it kills
+ * and awaits every one (a `sessionEnd` hook).
+ *
+ * Permission: `exec_command` goes to the host's policy with admission `{ policyKey, command,
+ * lifetime, workdir }`, `policyKey` being `"exec_command:session"` for a session-lifetime
+ * launch so an ordinary grant never covers it. `command_session` on the calling Session's own
+ * handles is allowed by this plugin's `toolPermission` hook: the process was approved once.
+ *
+ * A session-lifetime command dies with an abort of the Run that launched it only while that
+ * Run is current: the tie is dropped when a turn of a later Run of the Session starts, or
+ * when the Session closes. Gap: between the launching Run's normal end and the next Run's
+ * first turn, aborting the finished Run's signal (e.g. the host's `RunOptions.signal`, or the
+ * Session's signal) still kills it.
+ *
+ * @throws CommandOptionsError (`command_options_invalid`), WorkspaceRootError, EnvironmentPolicyError; see {@link CommandSessionOptions}.
+ */
+export function createCommandSessionPlugin(options: CommandSessionOptions): CommandSessionPlugin {
+  const runtime = new CommandSessionRuntime(resolveCommandSessionOptions(options));
+  const allowOwnHandle = (request: ToolPermissionRequest) => {
+    const admission = request.admission as { policyKey?: unknown; commandId?: unknown } | null | undefined;
+    if (request.toolName !== "command_session" || admission?.policyKey !== "command_session") return "defer";
+    return typeof admission.commandId === "string" && runtime.handles.knows(request.sessionId, admission.commandId)
+      ? "allow"
+      : "defer";
+  };
+  const plugin: CommandSessionPlugin = {
+    name: commandSessionPluginName,
+    apply(host) {
+      host.registerTool(createExecCommandTool(runtime));
+      host.registerTool(createCommandSessionTool(runtime));
+      host.hooks.toolPermission(allowOwnHandle);
+      // No run-end hook exists: a turn of a later Run is when the earlier Run is known to have ended.
+      host.hooks.turnStart((info) => runtime.handles.runSeen(info.sessionId, info.runId));
+      host.hooks.sessionEnd((info) => runtime.closeSession(info.sessionId));
+    },
+    close: () => runtime.closeAll(),
+    sessionCommands: (sessionId) => runtime.sessionCommands(sessionId),
+    stopSessionCommand: (sessionId, commandId) => runtime.stopSessionCommand(sessionId, commandId),
+  };
+  return Object.freeze(plugin);
+}
