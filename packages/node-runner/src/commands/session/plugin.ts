@@ -2,6 +2,7 @@ import type { ToolPermissionRequest } from "../../permissions/types.js";
 import type { NodeRunnerPlugin } from "../../plugins/types.js";
 import { createCommandSessionTool } from "./command-session-tool.js";
 import { createExecCommandTool } from "./exec-command-tool.js";
+import { appendContext } from "./observations.js";
 import { type CommandSessionOptions, resolveCommandSessionOptions } from "./options.js";
 import type { SessionCommand } from "./ports.js";
 import { CommandSessionRuntime } from "./runtime.js";
@@ -29,6 +30,17 @@ export interface CommandSessionPlugin extends NodeRunnerPlugin {
  * supervisor, each in its own process group with stdin from /dev/null and the environment
  * policy's variables computed at spawn; each Session owns its commands, and closing it kills
  * and awaits every one (a `sessionEnd` hook).
+ *
+ * Observations: before each model request (a beforeModel hook), a `## Command observations`
+ * block is appended to the request's `context` with one line per yielded handle (an
+ * `exec_command` that returned `running`), newest first, at most 32 and a count of the rest:
+ * its commandId, state, outcome, exit code, signal and deadline, never command text or
+ * output. A command that ends turns its line terminal at once, without a poll; the line goes
+ * when a terminal report of it is returned to the model. Per-request context, never history,
+ * so compaction keeps it and compaction requests (which run no beforeModel hook) never carry
+ * it; forgotten at Session close. At `sessionStart`, handles left unresolved in the saved
+ * receipts are rebuilt: terminal through `readTerminal`, else `unavailable` (no process is
+ * restored).
  *
  * Permission: `exec_command` goes to the host's policy with admission `{ policyKey, command,
  * lifetime, workdir }`, `policyKey` being `"exec_command:session"` for a session-lifetime
@@ -58,6 +70,12 @@ export function createCommandSessionPlugin(options: CommandSessionOptions): Comm
       host.registerTool(createExecCommandTool(runtime));
       host.registerTool(createCommandSessionTool(runtime));
       host.hooks.toolPermission(allowOwnHandle);
+      // Per-request context, never history: compaction requests run no beforeModel hook.
+      host.hooks.beforeModel((request, info) => {
+        const block = runtime.observations.render(info.sessionId);
+        return block === undefined ? request : { ...request, context: appendContext(request.context, block) };
+      });
+      host.hooks.sessionStart((info) => runtime.restoreSession(info));
       // No run-end hook exists: a turn of a later Run is when the earlier Run is known to have ended.
       host.hooks.turnStart((info) => runtime.handles.runSeen(info.sessionId, info.runId));
       host.hooks.sessionEnd((info) => runtime.closeSession(info.sessionId));

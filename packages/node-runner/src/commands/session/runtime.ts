@@ -1,4 +1,4 @@
-import { type ToolContext, ToolInputError } from "@castellan/harness";
+import { type SessionStartInfo, type ToolContext, ToolInputError } from "@castellan/harness";
 import { ToolExecutionHostError } from "../../errors.js";
 import {
   CommandLimitError,
@@ -9,6 +9,7 @@ import {
   createCommandSupervisor,
 } from "../supervisor/index.js";
 import { CommandObserverError } from "./errors.js";
+import { type CommandObservation, CommandObservations, reportOfReceipt } from "./observations.js";
 import type { ResolvedCommandSessionOptions } from "./options.js";
 import type { CommandSessionLifetime, CommandTerminalUpdate, SessionCommand } from "./ports.js";
 import { type CommandSessionReport, liveReport, receiptReport } from "./report.js";
@@ -30,6 +31,8 @@ export class CommandSessionRuntime {
   readonly options: ResolvedCommandSessionOptions;
   readonly supervisor: CommandSupervisor;
   readonly handles = new SessionHandles();
+  /** Each Session's yielded handles until their terminal report reaches the model. */
+  readonly observations = new CommandObservations();
 
   constructor(options: ResolvedCommandSessionOptions) {
     this.options = options;
@@ -72,6 +75,8 @@ export class CommandSessionRuntime {
       signal = controller.signal;
     }
     const onTerminal = async (result: CommandResult) => {
+      // A late end replaces "running" in the next request's observations, without a poll.
+      this.observations.ended(sessionId, result.commandId, result);
       detach?.();
       await started;
       try {
@@ -111,7 +116,19 @@ export class CommandSessionRuntime {
     announceStarted();
     // No signal here: an abort ends the command itself, and the wait returns with its end.
     await this.supervisor.waitFor(spawned.commandId, { untilMs: this.options.initialYieldMs });
-    return this.report(spawned.commandId);
+    const report = this.report(spawned.commandId);
+    // In the same synchronous step as the report: an end after it reaches `onTerminal` above.
+    if (report.state === "running") {
+      this.observations.yielded(sessionId, {
+        commandId: report.commandId,
+        state: "running",
+        outcome: null,
+        exitCode: null,
+        signal: null,
+        deadline: report.deadline,
+      });
+    }
+    return report;
   }
 
   /**
@@ -122,7 +139,10 @@ export class CommandSessionRuntime {
     const info = this.supervisor.get(commandId);
     if (!info) throw new CommandNotFoundError(commandId);
     const delta = this.supervisor.readDelta(commandId);
-    if (delta.result) this.supervisor.release(commandId);
+    if (delta.result) {
+      this.supervisor.release(commandId);
+      this.observations.delivered(info.ownerKey, commandId);
+    }
     return liveReport(info, delta, delta.result);
   }
 
@@ -141,7 +161,10 @@ export class CommandSessionRuntime {
     }
     // Released: it ended and its last report was given. Stopping it needs nothing.
     const receipt = await this.readReceipt(ctx.sessionId, commandId, ctx);
-    if (receipt) return receiptReport(receipt);
+    if (receipt) {
+      this.observations.delivered(ctx.sessionId, commandId);
+      return receiptReport(receipt);
+    }
     throw new ToolInputError(
       "command_released",
       `${commandId} ended and its final report was already given; the host keeps no receipt of it. Launch a new command if you need its output again.`,
@@ -206,8 +229,13 @@ export class CommandSessionRuntime {
    */
   async closeSession(sessionId: string): Promise<void> {
     this.handles.runSeen(sessionId, "");
-    await this.supervisor.killOwner(sessionId);
-    const drained = await this.supervisor.drainObservers(sessionId);
+    let drained: Awaited<ReturnType<CommandSupervisor["drainObservers"]>>;
+    try {
+      await this.supervisor.killOwner(sessionId);
+      drained = await this.supervisor.drainObservers(sessionId);
+    } finally {
+      this.observations.forget(sessionId);
+    }
     const own = this.handles.forget(sessionId);
     const failures = [...drained.map((failure) => failure.error), ...own];
     if (failures.length > 0) throw new CommandObserverError(sessionId, failures);
@@ -218,6 +246,66 @@ export class CommandSessionRuntime {
     for (const owner of this.supervisor.owners()) await this.supervisor.killOwner(owner);
     await this.supervisor.drainObservers();
     for (const sessionId of this.handles.sessions()) this.handles.forget(sessionId);
+    this.observations.forgetAll();
+  }
+
+  /**
+   * At a Session's start, rebuilds the observations of its unresolved handles from the saved
+   * receipts: each `exec_command` that returned `running` and of which no terminal report
+   * reached the model. A handle still owned here is shown as it is; one the host's store has a
+   * receipt of is shown terminal; any other is `unavailable`. Only observations are restored,
+   * never processes. A failing store leaves the handle `unavailable` rather than failing the open.
+   */
+  async restoreSession(info: SessionStartInfo): Promise<void> {
+    const { sessionId } = info;
+    const launched = new Map<string, string | null>();
+    const resolved = new Set<string>();
+    for (const name of ["exec_command", "command_session"]) {
+      for (const receipt of info.toolCalls(name)) {
+        const report = reportOfReceipt(receipt);
+        if (!report) continue;
+        if (report.state === "terminal") resolved.add(report.commandId);
+        else if (name === "exec_command") launched.set(report.commandId, report.deadline);
+      }
+    }
+    const rebuilt: CommandObservation[] = [];
+    for (const [commandId, deadline] of launched) {
+      if (resolved.has(commandId)) continue;
+      rebuilt.push(await this.#rebuild(sessionId, commandId, deadline));
+    }
+    this.observations.reset(sessionId, rebuilt);
+  }
+
+  async #rebuild(sessionId: string, commandId: string, deadline: string | null): Promise<CommandObservation> {
+    const live = this.supervisor.get(commandId);
+    if (live?.ownerKey === sessionId) {
+      const result = live.result;
+      return {
+        commandId,
+        state: result ? "terminal" : "running",
+        outcome: result?.outcome ?? null,
+        exitCode: result?.exitCode ?? null,
+        signal: result?.signal ?? null,
+        deadline: live.deadlineAt,
+      };
+    }
+    let receipt: CommandTerminalUpdate | undefined;
+    try {
+      receipt = await this.readReceipt(sessionId, commandId, { toolName: "exec_command", toolCallId: "" });
+    } catch {
+      receipt = undefined;
+    }
+    if (receipt) {
+      return {
+        commandId,
+        state: "terminal",
+        outcome: receipt.outcome,
+        exitCode: receipt.exitCode,
+        signal: receipt.signal,
+        deadline,
+      };
+    }
+    return { commandId, state: "unavailable", outcome: null, exitCode: null, signal: null, deadline };
   }
 
   async #publishEnd(request: LaunchRequest, ctx: ToolContext, result: CommandResult): Promise<void> {
