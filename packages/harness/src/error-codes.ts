@@ -58,6 +58,10 @@ export const castellanErrorCodes = [
   "command_not_found",
   "command_options_invalid",
   "command_observer_failed",
+  // Sandboxed commands
+  "sandbox_unavailable",
+  "sandbox_config_invalid",
+  "sandbox_profile_conflict",
   // Approval adapters
   "approval_aborted",
   "approval_closed",

@@ -6,6 +6,25 @@ export {
 } from "./environment/environment-policy.js";
 export { EnvironmentPolicyError } from "./environment/policy-error.js";
 export {
+  checkSandboxDependencies,
+  createSandboxRuntimeAdapter,
+  createSandboxRuntimeCommandSessionPlugin,
+  type ResolvedSandboxPolicy,
+  SandboxConfigError,
+  type SandboxDependencies,
+  type SandboxFilesystemPolicy,
+  type SandboxNetworkPolicy,
+  type SandboxPolicyConfig,
+  SandboxProfileConflictError,
+  type SandboxRuntimeAdapter,
+  type SandboxRuntimeAdapterOptions,
+  type SandboxRuntimeCommandSessionOptions,
+  type SandboxRuntimeCommandSessionPlugin,
+  SandboxUnavailableError,
+  sandboxRuntimeCommandSessionPluginName,
+  sandboxRuntimeVersion,
+} from "./sandbox/index.js";
+export {
   CommandObserverError,
   CommandOptionsError,
   type CommandReportStream,
@@ -37,9 +56,12 @@ export {
   type CommandObserverFailure,
   type CommandOutcome,
   type CommandOutput,
+  type CommandPreparedSpawn,
+  type CommandPrepareRequest,
   type CommandResult,
   type CommandShell,
   CommandSpawnError,
+  type CommandSpawnLayer,
   type CommandSpawnRequest,
   type CommandSupervisor,
   type CommandSupervisorLimits,

@@ -49,6 +49,7 @@ export function createExecCommandTool(runtime: CommandSessionRuntime): Tool<Exec
       additionalProperties: false,
     },
     async admit(input, ctx) {
+      runtime.layer?.checkCall(ctx);
       checkCommand(input.command);
       const workdir = await resolveWorkdir(runtime.options.root, input.workdir);
       runtime.checkCanLaunch(ctx.sessionId);
@@ -63,6 +64,7 @@ export function createExecCommandTool(runtime: CommandSessionRuntime): Tool<Exec
     },
     execute: (input, ctx) =>
       reportOrRefusal(async () => {
+        runtime.layer?.checkCall(ctx);
         checkCommand(input.command);
         // Resolved again: approval may have waited, and the directory may have changed meanwhile.
         const workdir = await resolveWorkdir(runtime.options.root, input.workdir);

@@ -1,5 +1,5 @@
 import type { ToolPermissionRequest } from "../../permissions/types.js";
-import type { NodeRunnerPlugin } from "../../plugins/types.js";
+import type { NodeRunnerHost, NodeRunnerPlugin } from "../../plugins/types.js";
 import { createCommandSessionTool } from "./command-session-tool.js";
 import { createExecCommandTool } from "./exec-command-tool.js";
 import { appendContext } from "./observations.js";
@@ -57,6 +57,18 @@ export interface CommandSessionPlugin extends NodeRunnerPlugin {
  */
 export function createCommandSessionPlugin(options: CommandSessionOptions): CommandSessionPlugin {
   const runtime = new CommandSessionRuntime(resolveCommandSessionOptions(options));
+  const plugin: CommandSessionPlugin = {
+    name: commandSessionPluginName,
+    apply: (host) => applyCommandSession(host, runtime),
+    close: () => runtime.closeAll(),
+    sessionCommands: (sessionId) => runtime.sessionCommands(sessionId),
+    stopSessionCommand: (sessionId, commandId) => runtime.stopSessionCommand(sessionId, commandId),
+  };
+  return Object.freeze(plugin);
+}
+
+/** Registers both tools and the hooks of a command session over `runtime`; shared with the sandboxed plugin. */
+export function applyCommandSession(host: NodeRunnerHost, runtime: CommandSessionRuntime): void {
   const allowOwnHandle = (request: ToolPermissionRequest) => {
     const admission = request.admission as { policyKey?: unknown; commandId?: unknown } | null | undefined;
     if (request.toolName !== "command_session" || admission?.policyKey !== "command_session") return "defer";
@@ -64,25 +76,16 @@ export function createCommandSessionPlugin(options: CommandSessionOptions): Comm
       ? "allow"
       : "defer";
   };
-  const plugin: CommandSessionPlugin = {
-    name: commandSessionPluginName,
-    apply(host) {
-      host.registerTool(createExecCommandTool(runtime));
-      host.registerTool(createCommandSessionTool(runtime));
-      host.hooks.toolPermission(allowOwnHandle);
-      // Per-request context, never history: compaction requests run no beforeModel hook.
-      host.hooks.beforeModel((request, info) => {
-        const block = runtime.observations.render(info.sessionId);
-        return block === undefined ? request : { ...request, context: appendContext(request.context, block) };
-      });
-      host.hooks.sessionStart((info) => runtime.restoreSession(info));
-      // No run-end hook exists: a turn of a later Run is when the earlier Run is known to have ended.
-      host.hooks.turnStart((info) => runtime.handles.runSeen(info.sessionId, info.runId));
-      host.hooks.sessionEnd((info) => runtime.closeSession(info.sessionId));
-    },
-    close: () => runtime.closeAll(),
-    sessionCommands: (sessionId) => runtime.sessionCommands(sessionId),
-    stopSessionCommand: (sessionId, commandId) => runtime.stopSessionCommand(sessionId, commandId),
-  };
-  return Object.freeze(plugin);
+  host.registerTool(createExecCommandTool(runtime));
+  host.registerTool(createCommandSessionTool(runtime));
+  host.hooks.toolPermission(allowOwnHandle);
+  // Per-request context, never history: compaction requests run no beforeModel hook.
+  host.hooks.beforeModel((request, info) => {
+    const block = runtime.observations.render(info.sessionId);
+    return block === undefined ? request : { ...request, context: appendContext(request.context, block) };
+  });
+  host.hooks.sessionStart((info) => runtime.restoreSession(info));
+  // No run-end hook exists: a turn of a later Run is when the earlier Run is known to have ended.
+  host.hooks.turnStart((info) => runtime.handles.runSeen(info.sessionId, info.runId));
+  host.hooks.sessionEnd((info) => runtime.closeSession(info.sessionId));
 }

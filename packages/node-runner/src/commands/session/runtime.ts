@@ -5,6 +5,7 @@ import {
   CommandNotFoundError,
   type CommandResult,
   CommandSpawnError,
+  type CommandSpawnLayer,
   type CommandSupervisor,
   createCommandSupervisor,
 } from "../supervisor/index.js";
@@ -24,6 +25,17 @@ export interface LaunchRequest {
 }
 
 /**
+ * What a layer above (a sandbox) adds to the runtime: the rewrite of each approved command into
+ * its final argv and env just before spawn, and a check of each `exec_command` call's context.
+ */
+export interface CommandSessionLayer {
+  /** Given to every spawn: turns the command into its final argv/env, and may annotate its stderr. */
+  readonly spawn: CommandSpawnLayer;
+  /** Throws a `ToolInputError` refusing a call this layer does not serve; run in `admit` and again before launch. */
+  checkCall(ctx: { readonly sandbox: unknown }): void;
+}
+
+/**
  * The plugin's state behind both tools and the host methods: one supervisor whose owners are
  * Session ids, and the handles each Session launched.
  */
@@ -33,9 +45,12 @@ export class CommandSessionRuntime {
   readonly handles = new SessionHandles();
   /** Each Session's yielded handles until their terminal report reaches the model. */
   readonly observations = new CommandObservations();
+  /** The sandbox layer, when the commands run in one. */
+  readonly layer: CommandSessionLayer | undefined;
 
-  constructor(options: ResolvedCommandSessionOptions) {
+  constructor(options: ResolvedCommandSessionOptions, layer?: CommandSessionLayer) {
     this.options = options;
+    this.layer = layer;
     this.supervisor = createCommandSupervisor({
       executionTimeoutMs: options.executionTimeoutMs,
       killGraceMs: options.killGraceMs,
@@ -97,6 +112,7 @@ export class CommandSessionRuntime {
         lifetime: request.lifetime === "session" ? "session" : "ordinary",
         signal,
         onTerminal,
+        ...(this.layer ? { layer: this.layer.spawn } : {}),
       });
     } catch (error) {
       detach?.();

@@ -14,6 +14,7 @@ import {
   type CommandLifetime,
   type CommandOutcome,
   type CommandResult,
+  type CommandSpawnLayer,
   type CommandSpawnRequest,
   timeoutExitCode,
 } from "./types.js";
@@ -29,7 +30,7 @@ type LeaderExit = readonly [code: number | null, signal: NodeJS.Signals | null];
 /** A command spawned and not yet released. */
 export class SupervisedCommand {
   // These fields mean what CommandInfo's of the same names do.
-  readonly commandId = `cmd_${randomBytes(12).toString("hex")}`;
+  readonly commandId: string;
   readonly ownerKey: string;
   readonly command: string;
   readonly lifetime: CommandLifetime;
@@ -48,6 +49,7 @@ export class SupervisedCommand {
   #leaderExited = false;
   #termination: Promise<void> | undefined;
   #result: CommandResult | undefined;
+  readonly #layer: CommandSpawnLayer | undefined;
 
   /**
    * Spawns `request` in a new process group, with stdin from /dev/null. Throws
@@ -60,17 +62,40 @@ export class SupervisedCommand {
     onEnded: (command: SupervisedCommand, result: CommandResult) => void,
   ): Promise<SupervisedCommand> {
     const cwd = request.cwd instanceof URL ? fileURLToPath(request.cwd) : request.cwd;
+    const commandId = `cmd_${randomBytes(12).toString("hex")}`;
+    let argv: readonly string[] = [request.shell.executable, ...request.shell.arguments, request.command];
+    let env = request.env;
+    if (request.layer) {
+      // The layer's argv and env are final; a layer that fails refuses the spawn.
+      try {
+        const prepared = await request.layer.prepare({
+          commandId,
+          command: request.command,
+          shell: request.shell,
+          cwd,
+          env: request.env,
+        });
+        if (!Array.isArray(prepared?.argv) || prepared.argv.length === 0 || typeof prepared.argv[0] !== "string") {
+          throw new TypeError("The spawn layer returned no argv.");
+        }
+        argv = [...prepared.argv];
+        env = prepared.env;
+      } catch (error) {
+        throw new CommandSpawnError(request.shell.executable, cwd, { cause: error });
+      }
+    }
+    const [executable, ...args] = argv as [string, ...string[]];
     const startedAt = new Date();
     let child: ChildProcess;
     try {
-      child = spawn(request.shell.executable, [...request.shell.arguments, request.command], {
+      child = spawn(executable, args, {
         cwd,
-        env: { ...request.env },
+        env: { ...env },
         detached: true,
         stdio: ["ignore", "pipe", "pipe"],
       });
     } catch (error) {
-      throw new CommandSpawnError(request.shell.executable, cwd, { cause: error });
+      throw new CommandSpawnError(executable, cwd, { cause: error });
     }
     // Guarded from the first moment: the host may exit while this waits for "spawn".
     if (child.pid !== undefined) guardGroup(child.pid);
@@ -85,12 +110,13 @@ export class SupervisedCommand {
       if (child.pid !== undefined) unguardGroup(child.pid);
       child.stdout?.destroy();
       child.stderr?.destroy();
-      throw new CommandSpawnError(request.shell.executable, cwd, { cause: failure });
+      throw new CommandSpawnError(executable, cwd, { cause: failure });
     }
-    return new SupervisedCommand(child, child.pid, request, limits, startedAt, leaderExit, onEnded);
+    return new SupervisedCommand(commandId, child, child.pid, request, limits, startedAt, leaderExit, onEnded);
   }
 
   private constructor(
+    commandId: string,
     child: ChildProcess,
     processGroupId: number,
     request: CommandSpawnRequest,
@@ -99,6 +125,8 @@ export class SupervisedCommand {
     leaderExit: Promise<LeaderExit>,
     onEnded: (command: SupervisedCommand, result: CommandResult) => void,
   ) {
+    this.commandId = commandId;
+    this.#layer = request.layer;
     this.ownerKey = request.ownerKey;
     this.command = request.command;
     this.lifetime = request.lifetime ?? "ordinary";
@@ -192,6 +220,7 @@ export class SupervisedCommand {
     await this.#terminateGroup();
     unguardGroup(this.processGroupId);
     await drain(streams, closed, Math.max(this.#limits.killGraceMs, minimumDrainMs));
+    await this.#finalize();
     this.stdout.end();
     this.stderr.end();
     this.#signal?.removeEventListener("abort", this.#onAbort);
@@ -207,6 +236,22 @@ export class SupervisedCommand {
     for (const listener of this.#outputListeners) listener();
     onEnded(this, result);
     return result;
+  }
+
+  /** The layer's addition to stderr, written at its end before the result is made; a failing layer adds nothing. */
+  async #finalize(): Promise<void> {
+    const finalize = this.#layer?.finalize;
+    if (!finalize) return;
+    const given = this.stderr.whole().text;
+    let annotated: unknown;
+    try {
+      annotated = await finalize.call(this.#layer, { commandId: this.commandId, command: this.command, stderr: given });
+    } catch {
+      return;
+    }
+    if (typeof annotated !== "string" || !annotated.startsWith(given) || annotated.length === given.length) return;
+    this.stderr.write(Buffer.from(annotated.slice(given.length), "utf8"));
+    for (const listener of this.#outputListeners) listener();
   }
 }
 

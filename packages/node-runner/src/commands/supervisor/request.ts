@@ -6,7 +6,7 @@ import type { CommandSpawnRequest, CommandWaitOptions } from "./types.js";
 // Requests come from the layer above, not from the model; a malformed one is a bug there, so
 // it fails at once with the field named instead of reaching `spawn` half-checked.
 
-const requestFields = ["ownerKey", "command", "shell", "cwd", "env", "lifetime", "signal", "onTerminal"];
+const requestFields = ["ownerKey", "command", "shell", "cwd", "env", "lifetime", "signal", "onTerminal", "layer"];
 
 function fail(message: string): never {
   throw new InvalidOptionsError(message);
@@ -29,7 +29,7 @@ export function checkSpawnRequest(request: CommandSpawnRequest): CommandSpawnReq
     if (!requestFields.includes(key))
       fail(`${key} is not a spawn request field; the fields are ${requestFields.join(", ")}.`);
   }
-  const { ownerKey, command, shell, cwd, env, lifetime, signal, onTerminal } = request;
+  const { ownerKey, command, shell, cwd, env, lifetime, signal, onTerminal, layer } = request;
   checkOwnerKey(ownerKey);
   if (typeof command !== "string") fail("command must be a string.");
   if (!isRecord(shell) || typeof shell.executable !== "string" || shell.executable === "") {
@@ -49,6 +49,14 @@ export function checkSpawnRequest(request: CommandSpawnRequest): CommandSpawnReq
   }
   if (signal !== undefined && !(signal instanceof AbortSignal)) fail("signal must be an AbortSignal.");
   if (onTerminal !== undefined && typeof onTerminal !== "function") fail("onTerminal must be a function.");
+  if (
+    layer !== undefined &&
+    (!isRecord(layer) ||
+      typeof layer.prepare !== "function" ||
+      (layer.finalize !== undefined && typeof layer.finalize !== "function"))
+  ) {
+    fail("layer must be { prepare, finalize? } with functions.");
+  }
   return Object.freeze({
     ownerKey,
     command,
@@ -58,6 +66,7 @@ export function checkSpawnRequest(request: CommandSpawnRequest): CommandSpawnReq
     lifetime: lifetime ?? "ordinary",
     signal,
     onTerminal,
+    ...(layer === undefined ? {} : { layer }),
   });
 }
 

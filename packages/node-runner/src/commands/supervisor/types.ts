@@ -82,6 +82,51 @@ export interface CommandSpawnRequest {
    * collected for {@link CommandSupervisor.drainObservers}.
    */
   readonly onTerminal?: (result: CommandResult) => void | Promise<void>;
+  /**
+   * A layer (a sandbox) that turns the command into its final argv and env immediately before
+   * the spawn, and may add to its stderr after its group is gone. It only transforms: the
+   * supervisor still owns the spawn, the group, the output, the deadline, abort and stop.
+   */
+  readonly layer?: CommandSpawnLayer;
+}
+
+/** What {@link CommandSpawnLayer.prepare} is given: the command as it would otherwise be spawned. */
+export interface CommandPrepareRequest {
+  /** The id the command will have. */
+  readonly commandId: string;
+  readonly command: string;
+  readonly shell: CommandShell;
+  /** The absolute working directory. */
+  readonly cwd: string;
+  /** The command's whole environment (the policy's). */
+  readonly env: Readonly<Record<string, string>>;
+}
+
+/** Rewrites a command into its final argv and env before spawn, and annotates its stderr after its end. */
+export interface CommandSpawnLayer {
+  /**
+   * The final argv (`argv[0]` an absolute path, or a name looked up in the returned env's
+   * `PATH`) and the whole environment to spawn with. A throw or rejection refuses the spawn
+   * (`command_spawn_failed`); nothing is spawned.
+   */
+  prepare(request: CommandPrepareRequest): Promise<CommandPreparedSpawn> | CommandPreparedSpawn;
+  /**
+   * Awaited once the group is gone and the output read, before the result is made: given the
+   * whole bounded stderr text, returns it with anything appended (what follows the given text
+   * becomes the end of the stream). A throw or a text that does not start with the given one
+   * adds nothing.
+   */
+  finalize?(request: {
+    readonly commandId: string;
+    readonly command: string;
+    readonly stderr: string;
+  }): Promise<string> | string;
+}
+
+/** What {@link CommandSpawnLayer.prepare} returns. */
+export interface CommandPreparedSpawn {
+  readonly argv: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
 }
 
 /** A command as the registry knows it now. */

@@ -1,0 +1,138 @@
+import { realpathSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, isAbsolute } from "node:path";
+import type { CommandPreparedSpawn, CommandPrepareRequest } from "../supervisor/index.js";
+import type { ResolvedSandboxPolicy } from "./config.js";
+import { SandboxConfigError } from "./errors.js";
+import { defaultSandboxDependencies, findExecutable } from "./preflight.js";
+
+/** The exact version of `@anthropic-ai/sandbox-runtime` this layer is written against. */
+export const sandboxRuntimeVersion = "0.0.83";
+
+/**
+ * What the plugin needs of a sandbox runtime. An adapter only transforms argv and env: the
+ * supervisor alone owns the spawn, the group, the output, the deadline, abort and stop.
+ */
+export interface SandboxRuntimeAdapter {
+  /** Starts the profile (the first lease). A rejection fails the Session open (`sandbox_unavailable`). */
+  initialize(config: ResolvedSandboxPolicy): Promise<void>;
+  /** Widens the network allow list of the active profile (grants; unused in this slice). */
+  allowNetworkHosts(hosts: readonly string[]): Promise<void> | void;
+  /** The final argv and env of one approved command; `env` given is the environment policy's. */
+  prepare(request: CommandPrepareRequest): Promise<CommandPreparedSpawn>;
+  /** The command's stderr with the runtime's denials appended; awaited after its group is gone. */
+  finalize(request: { readonly commandId: string; readonly command: string; readonly stderr: string }): Promise<string>;
+  /** Ends the profile (the last lease closed). */
+  reset(): Promise<void>;
+}
+
+/** Where the in-process runtime finds its programs; defaults are looked up in the host's `PATH`. */
+export interface SandboxRuntimeAdapterOptions {
+  readonly bwrapPath?: string;
+  readonly socatPath?: string;
+  readonly ripgrepPath?: string;
+}
+
+type Runtime = typeof import("@anthropic-ai/sandbox-runtime");
+
+const runtimePackage = "@anthropic-ai/sandbox-runtime";
+
+/** The real path of the installed runtime package's directory. */
+export function sandboxRuntimePackagePath(): string {
+  const manifest = createRequire(import.meta.url).resolve(`${runtimePackage}/package.json`);
+  return realpathSync(dirname(manifest));
+}
+
+/**
+ * The pinned `@anthropic-ai/sandbox-runtime` in this process (its `SandboxManager` is global).
+ * The runtime's own environment for the child (a copy of this process's) is discarded: the
+ * command gets the environment policy's variables, plus what the runtime passes through
+ * bubblewrap's `--setenv` inside the wrapped argv (the proxy settings).
+ */
+export function createSandboxRuntimeAdapter(options: SandboxRuntimeAdapterOptions = {}): SandboxRuntimeAdapter {
+  let runtime: Runtime | undefined;
+  const load = async (): Promise<Runtime> => {
+    runtime ??= (await import(runtimePackage)) as Runtime;
+    return runtime;
+  };
+  return Object.freeze({
+    async initialize(policy: ResolvedSandboxPolicy) {
+      const { SandboxManager, SandboxRuntimeConfigSchema } = await load();
+      // Absolute paths: the wrapped command runs them under the policy's PATH, not this process's.
+      const bwrapPath =
+        options.bwrapPath ?? findExecutable(defaultSandboxDependencies.bwrap) ?? defaultSandboxDependencies.bwrap;
+      const socatPath =
+        options.socatPath ?? findExecutable(defaultSandboxDependencies.socat) ?? defaultSandboxDependencies.socat;
+      const rgPath =
+        options.ripgrepPath ?? findExecutable(defaultSandboxDependencies.rg) ?? defaultSandboxDependencies.rg;
+      const config = {
+        network: {
+          allowedDomains: [...policy.network.allowedDomains],
+          deniedDomains: [...policy.network.deniedDomains],
+        },
+        filesystem: {
+          denyRead: [...policy.filesystem.denyRead],
+          allowRead: [...policy.filesystem.allowRead],
+          allowWrite: [...policy.filesystem.allowWrite],
+          denyWrite: [...policy.filesystem.denyWrite],
+        },
+        bwrapPath,
+        socatPath,
+        ripgrep: { command: rgPath },
+      };
+      const parsed = SandboxRuntimeConfigSchema.safeParse(config);
+      if (!parsed.success) {
+        throw new SandboxConfigError(
+          `The sandbox policy is not valid for ${runtimePackage} ${sandboxRuntimeVersion}: ${parsed.error.issues
+            .map((issue: { path: (string | number)[]; message: string }) => `${issue.path.join(".")}: ${issue.message}`)
+            .join("; ")}`,
+        );
+      }
+      // The log monitor puts seccomp and proxy denials in the store that `finalize` reads.
+      await SandboxManager.initialize(parsed.data, undefined, true);
+    },
+    async allowNetworkHosts(hosts: readonly string[]) {
+      const { SandboxManager } = await load();
+      const current = SandboxManager.getConfig();
+      if (!current) throw new Error("The sandbox runtime is not initialized.");
+      const allowed = [...new Set([...current.network.allowedDomains, ...hosts])];
+      SandboxManager.updateConfig({ ...current, network: { ...current.network, allowedDomains: allowed } });
+    },
+    async prepare(request: CommandPrepareRequest) {
+      const { SandboxManager } = await load();
+      if (!SandboxManager.isSandboxingEnabled()) throw new Error("The sandbox runtime is not initialized.");
+      if (request.shell.arguments.length !== 1 || request.shell.arguments[0] !== "-c") {
+        throw new Error("A sandboxed command's shell must take the command after -c.");
+      }
+      const wrapped = await SandboxManager.wrapWithSandboxArgv(
+        request.command,
+        request.shell.executable,
+        undefined,
+        undefined,
+        request.cwd,
+        { commandId: request.commandId },
+      );
+      const [first, ...rest] = wrapped.argv;
+      if (first === undefined) throw new Error("The sandbox runtime returned no argv.");
+      const executable = isAbsolute(first) ? first : (findExecutable(first) ?? first);
+      // Not wrapped.env: it is this process's whole environment.
+      return { argv: [executable, ...rest], env: { ...request.env } };
+    },
+    async finalize(request: { readonly commandId: string; readonly command: string; readonly stderr: string }) {
+      const { SandboxManager } = await load();
+      return SandboxManager.annotateStderrWithSandboxFailures(request.commandId, request.stderr);
+    },
+    async reset() {
+      const { SandboxManager } = await load();
+      await SandboxManager.reset();
+    },
+  });
+}
+
+let shared: SandboxRuntimeAdapter | undefined;
+
+/** The one in-process adapter every plugin without a `runtimeAdapter` shares. */
+export function inProcessSandboxRuntimeAdapter(): SandboxRuntimeAdapter {
+  shared ??= createSandboxRuntimeAdapter();
+  return shared;
+}
