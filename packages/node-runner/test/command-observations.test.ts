@@ -6,20 +6,18 @@
 import { mkdtemp, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
-import { defineAgent, hostTool, type JsonObject, type ModelRequest } from "@castellan/harness";
-import { type ScriptedStep, type ScriptedStepSource, scriptedModel } from "@castellan/models/testing";
+import type { JsonObject, ModelRequest } from "@castellan/harness";
+import type { ScriptedStep, ScriptedStepSource } from "@castellan/models/testing";
 import { afterAll, describe, expect, it } from "vitest";
-import {
-  type CommandSessionOptions,
-  type CommandSessionReport,
-  type CommandTerminalUpdate,
-  createCommandSessionPlugin,
+import type {
+  CommandSessionOptions,
+  CommandSessionReport,
+  CommandTerminalUpdate,
 } from "../src/commands/session/index.js";
-import { createFileSessionStore, createNodeRunner, type NodeRunnerPlugin } from "../src/index.js";
+import { createFileSessionStore, type NodeRunnerPlugin } from "../src/index.js";
 import { killRemaining, startFixture } from "./fixtures/child.ts";
 import { processesWithMarker, uniqueMarker } from "./fixtures/command-processes.ts";
-import { cleanupAfterEach, storePlugin, tempDirPerTest, textOf, toolMessages } from "./support/index.ts";
+import { cleanupAfterEach, commandRunner, storePlugin, tempDirPerTest, textOf, toolMessages } from "./support/index.ts";
 
 const temp = tempDirPerTest("castellan-observations-");
 const cleanups = cleanupAfterEach();
@@ -29,34 +27,21 @@ const heading = "## Command observations";
 
 afterAll(() => killRemaining());
 
-async function setup(
+function setup(
   steps: readonly ScriptedStepSource[],
   options: {
     readonly commandOptions?: Partial<CommandSessionOptions>;
     readonly plugins?: readonly NodeRunnerPlugin[];
   } = {},
 ) {
-  const root = await realpath(temp.path);
-  const updates: CommandTerminalUpdate[] = [];
-  const commands = createCommandSessionPlugin({
-    workingDirectory: pathToFileURL(`${root}/`),
-    environment: { inherit: "core" },
-    ...fast,
-    onTerminalUpdate: (update) => void updates.push(update),
-    ...options.commandOptions,
+  return commandRunner({
+    directory: temp.path,
+    agentId: "test.command-observations",
+    steps,
+    ...options,
+    commandOptions: { ...fast, ...options.commandOptions },
+    close: (close) => cleanups.push(close),
   });
-  const model = scriptedModel(steps);
-  const agent = defineAgent("test.command-observations", {
-    model,
-    tools: [hostTool("exec_command"), hostTool("command_session")],
-  });
-  const runner = await createNodeRunner({
-    agent,
-    permissions: "full-access",
-    plugins: [commands, ...(options.plugins ?? [])],
-  });
-  cleanups.push(() => runner.close());
-  return { runner, model, updates };
 }
 
 const call = (name: string, input: JsonObject): ScriptedStep => ({ toolCalls: [{ name, input }] });

@@ -2,31 +2,26 @@
 // yield (terminal or a running handle), poll deltas, the deadline, session-lifetime commands
 // outliving their Run and dying at Session close, Run aborts, handles scoped to their Session,
 // one approval per process, the environment policy, the host ports, and option checks.
-import { mkdir, realpath } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { defineAgent, hostTool, type JsonObject, type ModelRequest, type RunEvent } from "@castellan/harness";
-import { type ScriptedStep, type ScriptedStepSource, scriptedModel } from "@castellan/models/testing";
+import type { JsonObject, ModelRequest, RunEvent } from "@castellan/harness";
+import type { ScriptedStep, ScriptedStepSource } from "@castellan/models/testing";
 import { describe, expect, it } from "vitest";
 import {
   type CommandSessionOptions,
-  type CommandSessionPlugin,
   type CommandSessionReport,
   type CommandTerminalUpdate,
   createCommandSessionPlugin,
 } from "../src/commands/session/index.js";
-import {
-  createNodeRunner,
-  type NodeRunner,
-  type NodeRunnerPlugin,
-  type PermissionPreset,
-  type ToolApprovalRequest,
-} from "../src/index.js";
+import type { NodeRunnerPlugin, PermissionPreset, ToolApprovalRequest } from "../src/index.js";
 import { processesWithMarker, stillRunning, uniqueMarker } from "./fixtures/command-processes.ts";
 import {
   approvalPlugin,
+  type CommandRunner,
   cleanupAfterEach,
   collect,
+  commandRunner,
   drain,
   plugin,
   tempDirPerTest,
@@ -39,15 +34,9 @@ const cleanups = cleanupAfterEach();
 const fast = { initialYieldMs: 200, executionTimeoutMs: 1_500, killGraceMs: 200, pollWaitMs: 2_000 } as const;
 const slow = 15_000;
 
-interface Setup {
-  readonly runner: NodeRunner;
-  readonly commands: CommandSessionPlugin;
-  readonly model: ReturnType<typeof scriptedModel>;
-  readonly updates: CommandTerminalUpdate[];
-  readonly root: string;
-}
+type Setup = CommandRunner;
 
-async function setup(
+function setup(
   steps: readonly ScriptedStepSource[],
   options: {
     readonly commandOptions?: Partial<CommandSessionOptions>;
@@ -55,28 +44,14 @@ async function setup(
     readonly plugins?: readonly NodeRunnerPlugin[];
   } = {},
 ): Promise<Setup> {
-  const root = await realpath(temp.path);
-  const updates: CommandTerminalUpdate[] = [];
-  const commands = createCommandSessionPlugin({
-    workingDirectory: pathToFileURL(`${root}/`),
-    environment: { inherit: "core" },
-    ...fast,
-    onTerminalUpdate: (update) => void updates.push(update),
-    ...options.commandOptions,
+  return commandRunner({
+    directory: temp.path,
+    agentId: "test.commands",
+    steps,
+    ...options,
+    commandOptions: { ...fast, ...options.commandOptions },
+    close: (close) => cleanups.push(close),
   });
-  const model = scriptedModel(steps);
-  const agent = defineAgent("test.commands", {
-    model,
-    tools: [hostTool("exec_command"), hostTool("command_session")],
-  });
-  const runner = await createNodeRunner({
-    agent,
-    permissions: options.permissions ?? "full-access",
-    plugins: [commands, ...(options.plugins ?? [])],
-  });
-  // The Runner's close closes the plugin, which kills every command still live.
-  cleanups.push(() => runner.close());
-  return { runner, commands, model, updates, root };
 }
 
 /** A model step calling `name` with `input`. */

@@ -1,5 +1,6 @@
 export * from "./approval.ts";
 export * from "./cleanups.ts";
+export * from "./commands.ts";
 export * from "./errors.ts";
 export * from "./events.ts";
 export * from "./frozen.ts";
