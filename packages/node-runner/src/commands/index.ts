@@ -6,9 +6,16 @@ export {
 } from "./environment/environment-policy.js";
 export { EnvironmentPolicyError } from "./environment/policy-error.js";
 export {
+  checkCanonicalHost,
   checkSandboxDependencies,
   createSandboxRuntimeAdapter,
   createSandboxRuntimeCommandSessionPlugin,
+  isCanonicalHost,
+  maxNetworkAccessHosts,
+  maxNetworkAccessReasonLength,
+  type RequestNetworkAccessAdmission,
+  type RequestNetworkAccessInput,
+  type RequestNetworkAccessResult,
   type ResolvedSandboxPolicy,
   SandboxConfigError,
   type SandboxDependencies,
@@ -23,6 +30,7 @@ export {
   SandboxUnavailableError,
   sandboxRuntimeCommandSessionPluginName,
   sandboxRuntimeVersion,
+  suggestCanonicalHost,
 } from "./sandbox/index.js";
 export {
   CommandObserverError,

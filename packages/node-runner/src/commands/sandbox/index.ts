@@ -8,6 +8,16 @@ export type {
 } from "./config.js";
 export { SandboxConfigError, SandboxProfileConflictError, SandboxUnavailableError } from "./errors.js";
 export {
+  checkCanonicalHost,
+  isCanonicalHost,
+  maxNetworkAccessHosts,
+  maxNetworkAccessReasonLength,
+  type RequestNetworkAccessAdmission,
+  type RequestNetworkAccessInput,
+  type RequestNetworkAccessResult,
+  suggestCanonicalHost,
+} from "./network-access.js";
+export {
   createSandboxRuntimeCommandSessionPlugin,
   type SandboxRuntimeCommandSessionOptions,
   type SandboxRuntimeCommandSessionPlugin,

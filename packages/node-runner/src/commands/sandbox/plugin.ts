@@ -7,6 +7,7 @@ import { applyCommandSession, type CommandSessionPlugin } from "../session/plugi
 import { type CommandSessionLayer, CommandSessionRuntime } from "../session/runtime.js";
 import { type ResolvedSandboxPolicy, resolveSandboxPolicy, type SandboxPolicyConfig } from "./config.js";
 import { SandboxConfigError, SandboxUnavailableError } from "./errors.js";
+import { createRequestNetworkAccessTool } from "./network-access.js";
 import { checkSandboxDependencies } from "./preflight.js";
 import { leaseProfile } from "./profile.js";
 import {
@@ -50,6 +51,11 @@ const adapterMethods = ["initialize", "allowNetworkHosts", "prepare", "finalize"
  * last close resets it. One profile may be active per process (`sandbox_profile_conflict`).
  * Each approved command becomes its final argv just before spawn, with the environment
  * policy's variables; the runtime's denials are appended to that command's stderr.
+ *
+ * Also registers `request_network_access { hosts, reason }` (not read-only; admission
+ * `{ hosts, reason }` with canonical hosts): approved hosts join the allow list every Session
+ * of this Runner (plugin application) shares, through `runtimeAdapter.allowNetworkHosts`,
+ * re-applied when the profile initializes again; a host in `deniedDomains` is refused.
  *
  * @throws SandboxConfigError (`sandbox_config_invalid`), CommandOptionsError, WorkspaceRootError, EnvironmentPolicyError.
  */
@@ -111,7 +117,8 @@ export function createSandboxRuntimeCommandSessionPlugin(
   };
   const runtime = new CommandSessionRuntime(resolved, layer);
   const profileKey = JSON.stringify(policy);
-  const resolver: SandboxResolver = {
+  /** A resolver whose first lease re-applies `grants` (one plugin application's) after initialize. */
+  const createResolver = (grants: ReadonlySet<string>): SandboxResolver => ({
     async open(request) {
       if (request.specifier !== specifier) {
         throw new CastellanError(
@@ -125,6 +132,8 @@ export function createSandboxRuntimeCommandSessionPlugin(
         checkSandboxDependencies();
         try {
           await adapter.initialize(policy);
+          // Grants outlive a reset within one Runner; a fresh Runner starts from the policy.
+          if (grants.size > 0) await adapter.allowNetworkHosts([...grants]);
         } catch (error) {
           if (error instanceof CastellanError) throw error;
           throw new SandboxUnavailableError(
@@ -146,12 +155,34 @@ export function createSandboxRuntimeCommandSessionPlugin(
         },
       };
     },
+  });
+  const checkNetworkCall = (ctx: { readonly sandbox: unknown }) => {
+    if (ctx.sandbox !== sandboxValue) {
+      throw new ToolInputError(
+        "sandbox_required",
+        `request_network_access grants hosts only in the sandbox "${specifier}": the agent must declare sandbox: "${specifier}". Nothing was granted.`,
+      );
+    }
   };
   const plugin: SandboxRuntimeCommandSessionPlugin = {
     name: sandboxRuntimeCommandSessionPluginName,
     apply(host) {
       applyCommandSession(host, runtime);
-      host.registerSandboxResolver(resolver);
+      // Every Session of this Runner (this application) shares its grants; never stored in history.
+      const grants = new Set<string>();
+      host.registerTool(
+        createRequestNetworkAccessTool({
+          checkCall: checkNetworkCall,
+          allowedDomains: policy.network.allowedDomains,
+          deniedDomains: policy.network.deniedDomains,
+          grants,
+          apply: async (hosts) => {
+            // No lease: the next first lease re-applies the grants after initialize.
+            if (leases > 0) await adapter.allowNetworkHosts(hosts);
+          },
+        }),
+      );
+      host.registerSandboxResolver(createResolver(grants));
     },
     close: () => runtime.closeAll(),
     sessionCommands: (sessionId) => runtime.sessionCommands(sessionId),

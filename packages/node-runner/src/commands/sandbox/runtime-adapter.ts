@@ -16,7 +16,10 @@ export const sandboxRuntimeVersion = "0.0.83";
 export interface SandboxRuntimeAdapter {
   /** Starts the profile (the first lease). A rejection fails the Session open (`sandbox_unavailable`). */
   initialize(config: ResolvedSandboxPolicy): Promise<void>;
-  /** Widens the network allow list of the active profile (grants; unused in this slice). */
+  /**
+   * Widens the network allow list of the active (initialized) profile with `hosts`, canonical
+   * names; it takes effect for the next connection its proxy decides. `deniedDomains` still wins.
+   */
   allowNetworkHosts(hosts: readonly string[]): Promise<void> | void;
   /** The final argv and env of one approved command; `env` given is the environment policy's. */
   prepare(request: CommandPrepareRequest): Promise<CommandPreparedSpawn>;
@@ -96,6 +99,7 @@ export function createSandboxRuntimeAdapter(options: SandboxRuntimeAdapterOption
       const current = SandboxManager.getConfig();
       if (!current) throw new Error("The sandbox runtime is not initialized.");
       const allowed = [...new Set([...current.network.allowedDomains, ...hosts])];
+      // The proxy's filter reads the installed config at each connection: the next command sees it.
       SandboxManager.updateConfig({ ...current, network: { ...current.network, allowedDomains: allowed } });
     },
     async prepare(request: CommandPrepareRequest) {
