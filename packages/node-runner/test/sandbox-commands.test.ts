@@ -13,7 +13,6 @@ import { pathToFileURL } from "node:url";
 import { defineAgent, hostTool, type JsonObject, type RunEvent } from "@castellan/harness";
 import { type ScriptedStep, scriptedModel } from "@castellan/models/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { runningUnderCi } from "../../../test-support/shared-conformance.ts";
 import {
   checkSandboxDependencies,
   createSandboxRuntimeAdapter,
@@ -21,20 +20,14 @@ import {
   type SandboxPolicyConfig,
   type SandboxRuntimeAdapter,
 } from "../src/commands/sandbox/index.js";
-import { findExecutable } from "../src/commands/sandbox/preflight.js";
 import { sandboxRuntimePackagePath } from "../src/commands/sandbox/runtime-adapter.js";
 import type { CommandSessionReport } from "../src/commands/session/index.js";
 import type { EnvironmentPolicy } from "../src/index.js";
 import { createNodeRunner, type NodeRunner } from "../src/index.js";
+import { requireBubblewrap } from "./support/bubblewrap.ts";
 import { cleanupAfterEach, drain, tempDirPerTest, textOf } from "./support/index.ts";
 
-const bwrap = findExecutable("bwrap");
-if (bwrap === undefined && runningUnderCi()) {
-  throw new Error(
-    `bubblewrap (bwrap) is required under CI (CI=${process.env.CI}) for the sandbox tests, but is not in PATH.`,
-  );
-}
-const skipNote = bwrap === undefined ? " — SKIPPED: bubblewrap (bwrap) is not in PATH (it is required under CI)" : "";
+const { bwrap, skipNote } = requireBubblewrap();
 
 const temp = tempDirPerTest("castellan-sandbox-");
 const cleanups = cleanupAfterEach();

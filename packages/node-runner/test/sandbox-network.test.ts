@@ -9,7 +9,6 @@ import { pathToFileURL } from "node:url";
 import { defineAgent, hostTool, type JsonObject, type RunEvent, ToolInputError } from "@castellan/harness";
 import { type ScriptedStep, scriptedModel } from "@castellan/models/testing";
 import { describe, expect, it } from "vitest";
-import { runningUnderCi } from "../../../test-support/shared-conformance.ts";
 import {
   checkCanonicalHost,
   createSandboxRuntimeCommandSessionPlugin,
@@ -17,18 +16,12 @@ import {
   type SandboxPolicyConfig,
 } from "../src/commands/sandbox/index.js";
 import { checkNetworkAccessInput } from "../src/commands/sandbox/network-access.js";
-import { findExecutable } from "../src/commands/sandbox/preflight.js";
 import type { CommandSessionReport } from "../src/commands/session/index.js";
 import { createNodeRunner, type ToolApprovalRequest } from "../src/index.js";
+import { requireBubblewrap } from "./support/bubblewrap.ts";
 import { approvalPlugin, cleanupAfterEach, drain, tempDirPerTest, textOf } from "./support/index.ts";
 
-const bwrap = findExecutable("bwrap");
-if (bwrap === undefined && runningUnderCi()) {
-  throw new Error(
-    `bubblewrap (bwrap) is required under CI (CI=${process.env.CI}) for the sandbox tests, but is not in PATH.`,
-  );
-}
-const skipNote = bwrap === undefined ? " — SKIPPED: bubblewrap (bwrap) is not in PATH (it is required under CI)" : "";
+const { bwrap, skipNote } = requireBubblewrap();
 
 const temp = tempDirPerTest("castellan-sandbox-net-");
 const cleanups = cleanupAfterEach();
