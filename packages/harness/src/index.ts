@@ -43,6 +43,7 @@ export {
 export type {
   BeforeModelHook,
   CapabilityHooks,
+  CapabilityScope,
   SessionEndHook,
   SessionEndInfo,
   SessionStartHook,

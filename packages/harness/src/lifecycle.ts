@@ -1,5 +1,6 @@
 import type { AgentIdentity, ToolReceipt } from "./context.js";
 import type { ModelRequest } from "./model.js";
+import type { BindingHandle } from "./resource.js";
 
 /** Identifies the turn a lifecycle hook is called for. */
 export interface TurnInfo {
@@ -51,15 +52,30 @@ export type SessionStartHook = (info: SessionStartInfo) => void | Promise<void>;
 export type SessionEndHook = (info: SessionEndInfo) => void | Promise<void>;
 
 /**
+ * What a capability's hooks are given besides a plugin hook's info: what the Session acquired
+ * for that capability, so a hook finds its own per-Session state without a lookup by id.
+ */
+export interface CapabilityScope {
+  /** The capability's own acquired resources, in declaration order (as `ToolContext.resources`). */
+  readonly resources: readonly BindingHandle[];
+  /** The Session's sandbox value, as `ToolContext.sandbox`; undefined when none is declared. */
+  readonly sandbox: unknown;
+}
+
+/**
  * A capability's lifecycle hooks. The Runner runs them only for Sessions whose agent declares
  * the capability, after the plugins' hooks of the same kind, in declaration order, with the
- * contracts of plugin hooks. Declaring runs nothing.
+ * contracts of plugin hooks; each is also given the capability's {@link CapabilityScope}.
+ * Declaring runs nothing.
  */
 export interface CapabilityHooks {
-  readonly sessionStart?: SessionStartHook;
-  readonly turnStart?: TurnStartHook;
-  readonly beforeModel?: BeforeModelHook;
-  readonly sessionEnd?: SessionEndHook;
+  readonly sessionStart?: (info: SessionStartInfo & CapabilityScope) => void | Promise<void>;
+  readonly turnStart?: (info: TurnInfo & CapabilityScope) => void | Promise<void>;
+  readonly beforeModel?: (
+    request: ModelRequest,
+    info: TurnInfo & CapabilityScope,
+  ) => ModelRequest | undefined | void | Promise<ModelRequest | undefined | void>;
+  readonly sessionEnd?: (info: SessionEndInfo & CapabilityScope) => void | Promise<void>;
 }
 
 /** The names of the capability hooks, for checking a declaration. */

@@ -1,8 +1,8 @@
 import type { TurnContext } from "./context.js";
 import type { Enabled } from "./enabled.js";
 import { CastellanError } from "./errors.js";
-import type { Placement } from "./instructions.js";
-import { type DeclarationSource, isEnabled, type Program, type ProgramTool } from "./program.js";
+import type { Placement, Section } from "./instructions.js";
+import { type DeclarationSource, isEnabled, type Program, type ProgramSection, type ProgramTool } from "./program.js";
 
 /** A section as projected for one turn. */
 export interface ProjectedSection {
@@ -46,6 +46,11 @@ export interface ProjectionOptions {
    * and its capability all say so. Default: none.
    */
   readonly implementationEnabled?: (tool: ProgramTool) => Enabled | undefined;
+  /**
+   * A replacement for a section's declared text (a host's override of a built-in section),
+   * or undefined to keep it. Empty text omits the section, as always. Default: none.
+   */
+  readonly sectionText?: (section: ProgramSection) => Section | undefined;
 }
 
 /**
@@ -67,10 +72,11 @@ export function projectTurn(program: Program, ctx: TurnContext, options: Project
   const sections: ProjectedSection[] = [];
   for (const section of program.sections) {
     if (!ownerVisible(section.source, section.capability)) continue;
+    const declared = options.sectionText?.(section) ?? section.text;
     const text =
-      typeof section.text === "string"
-        ? section.text
-        : guard(`section "${section.id}"`, () => (section.text as (c: TurnContext) => string)(ctx));
+      typeof declared === "string"
+        ? declared
+        : guard(`section "${section.id}"`, () => (declared as (c: TurnContext) => string)(ctx));
     if (typeof text !== "string") {
       throw new ProjectionError(
         `Section "${section.id}" returned ${typeof text}; a section function must return a string.`,

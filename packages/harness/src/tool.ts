@@ -3,6 +3,7 @@ import type { AgentIdentity, ToolContext } from "./context.js";
 import { type Enabled, isEnabledOption } from "./enabled.js";
 import { DeclarationError } from "./errors.js";
 import { deepFreeze, findNonJson, type JsonObject, type JsonValue } from "./json.js";
+import type { BindingHandle } from "./resource.js";
 
 /**
  * What a tool may return: a string (one text block), content blocks, `{ content, isError }`,
@@ -27,6 +28,8 @@ export interface ToolAdmitContext {
   readonly signal: AbortSignal;
   /** The Session's sandbox, as in `ToolContext.sandbox`; undefined when none is declared. */
   readonly sandbox: unknown;
+  /** The acquired resources of the capability that declares the tool, as in `ToolContext.resources`. */
+  readonly resources: readonly BindingHandle[];
 }
 
 /** What `admit` returns: the admission shown to permission and approval, and optionally a replaced input. */

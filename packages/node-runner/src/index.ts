@@ -54,6 +54,7 @@ export type {
   ToolPermissionHook,
   ToolPermissionRequest,
 } from "./permissions/types.js";
+export type { BuiltinPromptOverrides } from "./prompts/builtin-prompts.js";
 export type {
   BeforeModelHook,
   ModelResolutionRequest,

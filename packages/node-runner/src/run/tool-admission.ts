@@ -3,7 +3,7 @@ import { findNonJson, frozenJsonCopy, isToolInputError } from "@castellan/harnes
 import type { SessionContext } from "../session/session-context.js";
 import { errorResult } from "../tools/tool-output.js";
 import { abortable } from "../util/abortable.js";
-import { describe, type ToolExecution } from "./tool-execution.js";
+import { describe, resourcesOf, type ToolExecution } from "./tool-execution.js";
 
 /** A call its tool admitted: the input everyone after sees, and what `admit` said of it. */
 export interface Admitted {
@@ -37,6 +37,7 @@ export async function admitCall(
           agent: session.agent,
           signal: context.signal,
           sandbox: session.sandbox,
+          resources: resourcesOf(session, item),
         }),
       ),
       context.signal,

@@ -1,12 +1,13 @@
-import type { JsonValue, RunEvent, StopReason, ToolCall, ToolResult } from "@castellan/harness";
+import type { JsonValue, RunEvent, StopReason, Tool, ToolCall, ToolResult } from "@castellan/harness";
 import { frozenJsonCopy } from "@castellan/harness";
 import { type OpenCall, unrecordedOutcome } from "../history/session-history.js";
 import type { RunJournal } from "../journal/run-journal.js";
-import { askApproval, decidePermission, type PermissionOutcome } from "../permissions/decide.js";
+import { askApproval, decidePermission, type PermissionOutcome, type PermissionPolicy } from "../permissions/decide.js";
 import type { ToolApprovalRequest } from "../permissions/types.js";
 import { committedState, type SessionContext } from "../session/session-context.js";
 import type { SessionRecord } from "../store/records.js";
 import type { BoundTool } from "../tools/bind-tools.js";
+import { toolPermissionHookOf } from "../tools/tool-permission-hooks.js";
 import { errorResult } from "../tools/tool-output.js";
 import { abortable } from "../util/abortable.js";
 import { BatchState } from "./batch-state.js";
@@ -361,7 +362,11 @@ async function decide(
       );
     } else {
       outcome = await abortable(
-        decidePermission(request, session.policy, { description: item.tool.tool.description, signal, approvalLog }),
+        decidePermission(request, policyFor(session.policy, item.tool.tool), {
+          description: item.tool.tool.description,
+          signal,
+          approvalLog,
+        }),
         signal,
       );
     }
@@ -382,4 +387,10 @@ async function decide(
   });
   if (outcome.decision === "allow") return undefined;
   return errorResult(`Permission denied for tool "${item.call.name}": ${outcome.reason ?? "denied"}`);
+}
+
+/** The Session's policy, with the tool's own permission hook (if it carries one) asked after the Runner's. */
+function policyFor(policy: PermissionPolicy, tool: Tool): PermissionPolicy {
+  const own = toolPermissionHookOf(tool);
+  return own ? { ...policy, hooks: [...policy.hooks, own] } : policy;
 }

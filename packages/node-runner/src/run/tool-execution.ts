@@ -64,7 +64,7 @@ export async function executeTool(
 const noResources: readonly never[] = Object.freeze([]);
 
 /** The acquired resources of the capability that declares the call's tool (or its hostTool reference). */
-function resourcesOf(session: SessionContext, item: ToolExecution): readonly BindingHandle[] {
+export function resourcesOf(session: SessionContext, item: ToolExecution): readonly BindingHandle[] {
   const source = item.tool.entry.source;
   return source.kind === "capability" ? (session.capabilityResources.get(source.name) ?? noResources) : noResources;
 }

@@ -5,6 +5,7 @@ import { isPermissionPreset } from "../permissions/decide.js";
 import type { PermissionPreset } from "../permissions/types.js";
 import { applyPlugins, closePlugins } from "../plugins/registry.js";
 import type { NodeRunnerPlugin } from "../plugins/types.js";
+import { type BuiltinPromptOverrides, checkBuiltinPrompts } from "../prompts/builtin-prompts.js";
 import type { UsageBudget } from "../run/usage-budget.js";
 import { admitSession } from "../session/admit.js";
 import { NodeSession, type Session } from "../session/session.js";
@@ -28,6 +29,8 @@ export interface NodeRunnerOptions {
   readonly budget?: UsageBudget;
   /** When conversations are compacted. Defaults: see HarnessContextBudget. */
   readonly contextBudget?: Partial<HarnessContextBudget>;
+  /** Replacement texts of built-in instruction sections (e.g. `workspace`); "" omits one. Default: none. */
+  readonly builtinPrompts?: BuiltinPromptOverrides;
   /** Aborted: creation rejects before any plugin is applied. */
   readonly signal?: AbortSignal;
 }
@@ -67,6 +70,7 @@ export async function createNodeRunner(options: NodeRunnerOptions): Promise<Node
   const limits = checkLimits(options.limits);
   const contextBudget = checkContextBudget(options.contextBudget);
   const budget = checkUsageBudget(options.budget);
+  const builtinPrompts = checkBuiltinPrompts(options.builtinPrompts);
   if (options.signal?.aborted)
     throw new AbortedError("Creating the Runner was aborted.", { cause: options.signal.reason });
   const plugins = [...(options.plugins ?? [])];
@@ -95,6 +99,7 @@ export async function createNodeRunner(options: NodeRunnerOptions): Promise<Node
           preset,
           limits,
           contextBudget,
+          builtinPrompts,
           signal: sessionOptions.signal,
         });
         const session = new NodeSession(admitted, {

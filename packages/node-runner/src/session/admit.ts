@@ -1,4 +1,15 @@
-import type { Agent, CapabilityHooks, SandboxLease, SessionEndHook, SessionStartInfo } from "@castellan/harness";
+import type {
+  Agent,
+  BeforeModelHook,
+  BindingHandle,
+  CapabilityHooks,
+  CapabilityScope,
+  SandboxLease,
+  SessionEndHook,
+  SessionEndInfo,
+  SessionStartInfo,
+  TurnStartHook,
+} from "@castellan/harness";
 import { CastellanError } from "@castellan/harness";
 import { AbortedError, SessionHookError } from "../errors.js";
 import type { HistoryView } from "../history/session-history.js";
@@ -6,6 +17,7 @@ import { SessionJournal } from "../journal/session-journal.js";
 import type { BoundModel } from "../models/bound-model.js";
 import type { PermissionPreset } from "../permissions/types.js";
 import type { Registry } from "../plugins/registry.js";
+import type { BuiltinPromptOverrides } from "../prompts/builtin-prompts.js";
 import { ResourceOwner } from "../resources/resource-owner.js";
 import { type SessionOpenRecord, sessionLogFormatVersion } from "../store/records.js";
 import type { SessionLog } from "../store/types.js";
@@ -25,6 +37,7 @@ export interface AdmissionRequest {
   readonly preset: PermissionPreset | undefined;
   readonly limits: RunLimits;
   readonly contextBudget: HarnessContextBudget;
+  readonly builtinPrompts: BuiltinPromptOverrides;
   readonly signal: AbortSignal | undefined;
 }
 
@@ -74,6 +87,7 @@ export async function admitSession(request: AdmissionRequest): Promise<AdmittedS
       signal: signal ?? new AbortController().signal,
     });
     const { history, params, program, tools } = admitted;
+    const scopes = capabilityScopes(admitted.capabilityResources, admitted.sandbox?.sandbox);
     const opening: SessionOpenRecord | undefined = admitted.created
       ? { kind: "session-open", formatVersion: sessionLogFormatVersion, sessionId, agentId: agent.id, params }
       : undefined;
@@ -98,8 +112,22 @@ export async function admitSession(request: AdmissionRequest): Promise<AdmittedS
       compactionModel: admitted.compactionModel,
       // A capability's hooks run after the plugins' of the same kind, in declaration order.
       hooks: {
-        beforeModel: [...registry.hooks.beforeModel, ...capabilityHooks(agent, "beforeModel").map(({ hook }) => hook)],
-        turnStart: [...registry.hooks.turnStart, ...capabilityHooks(agent, "turnStart").map(({ hook }) => hook)],
+        beforeModel: [
+          ...registry.hooks.beforeModel,
+          ...capabilityHooks(agent, "beforeModel", scopes).map(
+            ({ hook, scope }): BeforeModelHook =>
+              (modelRequest, info) =>
+                hook(modelRequest, { ...info, ...scope }),
+          ),
+        ],
+        turnStart: [
+          ...registry.hooks.turnStart,
+          ...capabilityHooks(agent, "turnStart", scopes).map(
+            ({ hook, scope }): TurnStartHook =>
+              (info) =>
+                hook({ ...info, ...scope }),
+          ),
+        ],
         stateChanged: registry.hooks.stateChanged,
       },
       policy: { hooks: registry.hooks.toolPermission, preset: request.preset, approval: registry.approval },
@@ -108,6 +136,7 @@ export async function admitSession(request: AdmissionRequest): Promise<AdmittedS
       sandbox: admitted.sandbox?.sandbox,
       limits: request.limits,
       contextBudget: request.contextBudget,
+      builtinPrompts: request.builtinPrompts,
       inspection: {
         observeProjection: (projection, at) => inspection.observe(projection, at),
         observeModel: (model) => {
@@ -119,7 +148,7 @@ export async function admitSession(request: AdmissionRequest): Promise<AdmittedS
     inspection.observe(projectSession(context, 0), { turn: 0 });
     if (opening && Object.keys(params).length > 0) await journal.saveOpening();
     if (signal?.aborted) throw new AbortedError("Opening the Session was aborted.", { cause: signal.reason });
-    await runSessionStart(agent, registry, {
+    await runSessionStart(agent, registry, scopes, {
       agent: context.agent,
       sessionId,
       toolCalls: (name) => history.toolCalls(name),
@@ -136,7 +165,10 @@ export async function admitSession(request: AdmissionRequest): Promise<AdmittedS
       inspection,
       sessionEnd: [
         ...registry.hooks.sessionEnd.map((hook) => ({ owner: "a plugin", hook })),
-        ...capabilityHooks(agent, "sessionEnd"),
+        ...capabilityHooks(agent, "sessionEnd", scopes).map(({ owner, hook, scope }) => ({
+          owner,
+          hook: (info: SessionEndInfo) => hook({ ...info, ...scope }),
+        })),
       ],
       lastModel: () => lastModel,
     };
@@ -147,22 +179,49 @@ export async function admitSession(request: AdmissionRequest): Promise<AdmittedS
   }
 }
 
-/** The hooks of one kind the agent's capabilities declare, in declaration order, each with its owner's name. */
+const noResources: readonly BindingHandle[] = Object.freeze([]);
+
+/** Each capability's scope: its own acquired resources and the Session's sandbox value. */
+function capabilityScopes(
+  resources: ReadonlyMap<string, readonly BindingHandle[]>,
+  sandbox: unknown,
+): (name: string) => CapabilityScope {
+  return (name) => Object.freeze({ resources: resources.get(name) ?? noResources, sandbox });
+}
+
+/** The hooks of one kind the agent's capabilities declare, in declaration order, each with its owner and scope. */
 function capabilityHooks<Kind extends keyof CapabilityHooks>(
   agent: Agent,
   kind: Kind,
-): { readonly owner: string; readonly hook: NonNullable<CapabilityHooks[Kind]> }[] {
+  scopes: (name: string) => CapabilityScope,
+): { readonly owner: string; readonly hook: NonNullable<CapabilityHooks[Kind]>; readonly scope: CapabilityScope }[] {
   return agent.capabilities.flatMap((capability) => {
     const hook = capability.hooks[kind];
-    return hook ? [{ owner: `capability "${capability.name}"`, hook: hook as NonNullable<CapabilityHooks[Kind]> }] : [];
+    return hook
+      ? [
+          {
+            owner: `capability "${capability.name}"`,
+            hook: hook as NonNullable<CapabilityHooks[Kind]>,
+            scope: scopes(capability.name),
+          },
+        ]
+      : [];
   });
 }
 
 /** Runs the plugins' `sessionStart` hooks, then the capabilities', in order; the first failure fails the open. */
-async function runSessionStart(agent: Agent, registry: Registry, info: SessionStartInfo): Promise<void> {
+async function runSessionStart(
+  agent: Agent,
+  registry: Registry,
+  scopes: (name: string) => CapabilityScope,
+  info: SessionStartInfo,
+): Promise<void> {
   const hooks = [
     ...registry.hooks.sessionStart.map((hook) => ({ owner: "a plugin", hook })),
-    ...capabilityHooks(agent, "sessionStart"),
+    ...capabilityHooks(agent, "sessionStart", scopes).map(({ owner, hook, scope }) => ({
+      owner,
+      hook: (start: SessionStartInfo) => hook({ ...start, ...scope }),
+    })),
   ];
   for (const { owner, hook } of hooks) {
     try {

@@ -2,6 +2,7 @@ import type { Agent } from "@castellan/harness";
 import { AbortedError } from "../errors.js";
 import type { PermissionPreset } from "../permissions/types.js";
 import type { NodeRunnerPlugin } from "../plugins/types.js";
+import type { BuiltinPromptOverrides } from "../prompts/builtin-prompts.js";
 import type { UsageBudget } from "../run/usage-budget.js";
 import { createNodeRunner, type NodeRunner } from "../runner/create-node-runner.js";
 import type { SessionStore } from "../store/types.js";
@@ -29,6 +30,8 @@ export interface OpenSessionOptions {
   readonly budget?: UsageBudget;
   /** When the conversation is compacted. Defaults: see HarnessContextBudget. */
   readonly contextBudget?: Partial<HarnessContextBudget>;
+  /** Replacement texts of built-in instruction sections (e.g. `workspace`); "" omits one. Default: none. */
+  readonly builtinPrompts?: BuiltinPromptOverrides;
 }
 
 /**
@@ -56,6 +59,7 @@ export async function openSession(options: OpenSessionOptions): Promise<Session>
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.budget ? { budget: options.budget } : {}),
     ...(options.contextBudget ? { contextBudget: options.contextBudget } : {}),
+    ...(options.builtinPrompts ? { builtinPrompts: options.builtinPrompts } : {}),
   });
   let session: NodeSession;
   try {

@@ -1,3 +1,4 @@
+import { type BuiltinPromptOverrides, overriddenSectionText } from "../prompts/builtin-prompts.js";
 import type {
   AgentIdentity,
   BindingHandle,
@@ -63,6 +64,8 @@ export interface SessionContext {
   readonly sandbox: unknown;
   readonly limits: RunLimits;
   readonly contextBudget: HarnessContextBudget;
+  /** The host's replacements of built-in sections; empty for none. */
+  readonly builtinPrompts: BuiltinPromptOverrides;
   readonly inspection: InspectionObserver;
 }
 
@@ -131,6 +134,7 @@ export function turnContext(context: SessionContext, turn: number): TurnContext 
  */
 export function projectSession(context: SessionContext, turn: number): Projection {
   return projectTurn(context.program, turnContext(context, turn), {
+    sectionText: (section) => overriddenSectionText(context.builtinPrompts, section),
     implementationEnabled: (tool) => {
       const bound = context.tools.get(tool.name);
       return bound?.kind === "local" ? bound.tool.enabled : undefined;
