@@ -1,6 +1,6 @@
 import { defineTool, type Tool, ToolInputError } from "@castellan/harness";
 import { reportOrRefusal } from "./report.js";
-import type { CommandSessionRuntime } from "./runtime.js";
+import type { CommandRuntimeOf } from "./exec-command-tool.js";
 
 /** The input of `command_session`. */
 export interface CommandSessionInput {
@@ -19,7 +19,7 @@ export interface CommandSessionAdmission {
 const description = `Poll or stop a command exec_command started in this Session, by its commandId. "poll" waits briefly and returns only output that is new since the last report (and the outcome once it ended); "stop" ends the whole process group (SIGTERM, then SIGKILL) and returns its final report. The result is one JSON command-session-report.`;
 
 /** `command_session`: polls or stops a handle of the calling Session; not read-only. */
-export function createCommandSessionTool(runtime: CommandSessionRuntime): Tool<CommandSessionInput> {
+export function createCommandSessionTool(runtimeOf: CommandRuntimeOf): Tool<CommandSessionInput> {
   return defineTool<CommandSessionInput>({
     name: "command_session",
     description,
@@ -33,6 +33,7 @@ export function createCommandSessionTool(runtime: CommandSessionRuntime): Tool<C
       additionalProperties: false,
     },
     async admit(input, ctx) {
+      const runtime = runtimeOf(ctx);
       const { sessionId } = ctx;
       const { commandId } = input;
       if (!runtime.handles.knows(sessionId, commandId)) {
@@ -49,6 +50,6 @@ export function createCommandSessionTool(runtime: CommandSessionRuntime): Tool<C
       const admission: CommandSessionAdmission = { policyKey: "command_session", commandId };
       return { admission: { ...admission } };
     },
-    execute: (input, ctx) => reportOrRefusal(() => runtime.act(input.commandId, input.action, ctx)),
+    execute: (input, ctx) => reportOrRefusal(() => runtimeOf(ctx).act(input.commandId, input.action, ctx)),
   });
 }

@@ -1,4 +1,4 @@
-import { defineTool, type Tool, ToolInputError } from "@castellan/harness";
+import { type BindingHandle, defineTool, type Tool, ToolInputError } from "@castellan/harness";
 import type { CommandSessionLifetime } from "./ports.js";
 import { reportOrRefusal } from "./report.js";
 import type { CommandSessionRuntime } from "./runtime.js";
@@ -29,8 +29,15 @@ export const maxCommandBytes = 65_536;
 
 const description = `Run a shell command in the workspace (no TTY, stdin is empty). Waits a short while: a command that finishes returns its final report; one still running returns a handle (state "running") to poll or stop with command_session. Ordinary commands end at the execution deadline (outcome "timeout", exit code 124). Pass lifetime "session" only for a service needed across Runs (a dev server, a watcher): it has no deadline and lives until stopped or the Session closes. Reuse a live handle instead of backgrounding or restarting a service. The result is one JSON command-session-report; a non-zero exit code is a result, not an error.`;
 
-/** `exec_command`: launches one command through the runtime; not read-only. */
-export function createExecCommandTool(runtime: CommandSessionRuntime): Tool<ExecCommandInput> {
+/** Finds the runtime a call's commands run on: the plugin's one, or the Session's own in `workspace()`. */
+export type CommandRuntimeOf = (call: {
+  readonly sessionId: string;
+  readonly sandbox: unknown;
+  readonly resources: readonly BindingHandle[];
+}) => CommandSessionRuntime;
+
+/** `exec_command`: launches one command through the call's runtime; not read-only. */
+export function createExecCommandTool(runtimeOf: CommandRuntimeOf): Tool<ExecCommandInput> {
   return defineTool<ExecCommandInput>({
     name: "exec_command",
     description,
@@ -49,6 +56,7 @@ export function createExecCommandTool(runtime: CommandSessionRuntime): Tool<Exec
       additionalProperties: false,
     },
     async admit(input, ctx) {
+      const runtime = runtimeOf(ctx);
       runtime.layer?.checkCall(ctx);
       checkCommand(input.command);
       const workdir = await resolveWorkdir(runtime.options.root, input.workdir);
@@ -64,6 +72,7 @@ export function createExecCommandTool(runtime: CommandSessionRuntime): Tool<Exec
     },
     execute: (input, ctx) =>
       reportOrRefusal(async () => {
+        const runtime = runtimeOf(ctx);
         runtime.layer?.checkCall(ctx);
         checkCommand(input.command);
         // Resolved again: approval may have waited, and the directory may have changed meanwhile.

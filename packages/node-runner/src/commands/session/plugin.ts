@@ -76,8 +76,8 @@ export function applyCommandSession(host: NodeRunnerHost, runtime: CommandSessio
       ? "allow"
       : "defer";
   };
-  host.registerTool(createExecCommandTool(runtime));
-  host.registerTool(createCommandSessionTool(runtime));
+  host.registerTool(createExecCommandTool(() => runtime));
+  host.registerTool(createCommandSessionTool(() => runtime));
   host.hooks.toolPermission(allowOwnHandle);
   // Per-request context, never history: compaction requests run no beforeModel hook.
   host.hooks.beforeModel((request, info) => {

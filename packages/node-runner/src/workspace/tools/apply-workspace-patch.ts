@@ -20,7 +20,7 @@ export interface ApplyWorkspacePatchInput {
  * failure keeps the committed files and says so with their receipts. Not read-only.
  */
 export function applyWorkspacePatchTool(context: WorkspaceToolsContext): Tool<ApplyWorkspacePatchInput> {
-  const { root, limits, requireExistingParents } = context;
+  const { limits, requireExistingParents } = context;
   return defineTool<ApplyWorkspacePatchInput>({
     name: "apply_workspace_patch",
     description: [
@@ -39,13 +39,15 @@ export function applyWorkspacePatchTool(context: WorkspaceToolsContext): Tool<Ap
       additionalProperties: false,
     },
     async admit(input, ctx) {
+      const { root, guidance } = context.bind(ctx);
       const plan = await planPatch(root, input.patch, limits, requireExistingParents);
-      await assertGuidanceSeen(context.guidance, ctx, plan.directories);
+      await assertGuidanceSeen(guidance, ctx, plan.directories);
       return { admission: { files: plan.files.map((file) => ({ ...file })) } };
     },
     execute: (input, ctx) =>
       refusalsAsResults(async () => {
         // Approval may have waited: everything admission checked is checked again now.
+        const { root } = context.bind(ctx);
         const plan = await planPatch(root, input.patch, limits, requireExistingParents);
         return await commitPatch(root, plan.operations, limits, requireExistingParents, ctx.signal);
       }),

@@ -62,9 +62,9 @@ export function createRootBoundWorkspaceTools(options: RootBoundWorkspaceToolsOp
   if (!["builtin", "ripgrep", "auto"].includes(searchEngine)) {
     throw new InvalidOptionsError(`${where}: searchEngine must be "builtin", "ripgrep" or "auto".`);
   }
+  const binding = Object.freeze({ root, guidance });
   const context = {
-    root,
-    guidance,
+    bind: () => binding,
     limits: resolveWorkspaceLimits(options.limits, where),
     requireExistingParents: options.requireExistingParents ?? false,
     searchEngine,

@@ -35,7 +35,7 @@ const shownLines = 5;
  * after approval and checks everything again on the file as it is then. Not read-only.
  */
 export function editWorkspaceFileTool(context: WorkspaceToolsContext): Tool<EditWorkspaceFileInput> {
-  const { root, limits } = context;
+  const { limits } = context;
   const checkInput = (input: EditWorkspaceFileInput) => {
     checkWorkspacePath(input.path);
     if (input.expected.length === 0) {
@@ -68,15 +68,17 @@ export function editWorkspaceFileTool(context: WorkspaceToolsContext): Tool<Edit
     },
     async admit(input, ctx) {
       checkInput(input);
+      const { root, guidance } = context.bind(ctx);
       const target = await resolveForWrite(root, input.path);
       if (target.size > limits.maxFileBytes) throw tooLarge(input.path, target.size, limits.maxFileBytes);
-      await assertGuidanceSeen(context.guidance, ctx, [directoryOf(input.path)]);
+      await assertGuidanceSeen(guidance, ctx, [directoryOf(input.path)]);
       return { admission: { files: [{ path: input.path, operation: "update" }] } };
     },
-    execute: (input) =>
+    execute: (input, ctx) =>
       refusalsAsResults(async () => {
         // Approval may have waited: the file is checked again as it is now.
         checkInput(input);
+        const { root } = context.bind(ctx);
         const target = await resolveForWrite(root, input.path);
         const content = Buffer.from(await readWholeFile(target, limits.maxFileBytes));
         const expected = Buffer.from(input.expected, "utf8");

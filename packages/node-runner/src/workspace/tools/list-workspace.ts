@@ -43,7 +43,7 @@ export interface ListPage {
  * Read-only.
  */
 export function listWorkspaceTool(context: WorkspaceToolsContext): Tool<ListWorkspaceInput> {
-  const { root, limits } = context;
+  const { limits } = context;
   return defineTool<ListWorkspaceInput>({
     name: "list_workspace",
     description:
@@ -60,12 +60,13 @@ export function listWorkspaceTool(context: WorkspaceToolsContext): Tool<ListWork
     readOnly: true,
     execute: (input, ctx) =>
       refusalsAsResults(async () => {
+        const { root, guidance } = context.bind(ctx);
         const path = input.path ?? ".";
         const recursive = input.recursive ?? false;
         const call = { path, recursive };
         const after = input.offset === undefined ? undefined : afterOf(decodeCursor(input.offset, "list", call));
         const start = await resolveDirectory(root, path);
-        await discoverGuidance(context.guidance, ctx, segmentsOf(path));
+        await discoverGuidance(guidance, ctx, segmentsOf(path));
         // Ignore rules apply below the listed directory; the directory itself was asked for by name.
         const scope = recursive ? await ignoreScopeFor(root, segmentsOf(path)) : undefined;
         const entries: ListedEntry[] = [];

@@ -46,9 +46,10 @@ export function readWorkspaceFileTool(context: WorkspaceToolsContext): Tool<Read
             "Give startLine or offset, not both: startLine to start at a line, offset to continue from a page's nextOffset.",
           );
         }
-        const file = await resolveForRead(context.root, input.path);
-        await discoverGuidance(context.guidance, ctx, directoryOf(file.filePath));
-        if (file.throughLink) await discoverGuidance(context.guidance, ctx, directoryOf(input.path));
+        const { root, guidance } = context.bind(ctx);
+        const file = await resolveForRead(root, input.path);
+        await discoverGuidance(guidance, ctx, directoryOf(file.filePath));
+        if (file.throughLink) await discoverGuidance(guidance, ctx, directoryOf(input.path));
         const handle = await openResolvedFile(file);
         try {
           if (await isBinary(handle)) {

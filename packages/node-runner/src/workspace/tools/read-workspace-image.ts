@@ -4,8 +4,9 @@ import { sniffBytes, sniffImage } from "../image/sniff.js";
 import { openResolvedFile, readWholeFile } from "../paths/open-file.js";
 import type { WorkspaceOperations } from "../paths/operations.js";
 import { resolveForRead } from "../paths/resolve-read.js";
-import { bindWorkspaceRootSync } from "../paths/root.js";
+import { bindWorkspaceRootSync, type WorkspaceRoot } from "../paths/root.js";
 import { refusalsAsResults } from "./results.js";
+import type { WorkspaceCallScope } from "./workspace-context.js";
 
 /** Options of {@link createWorkspaceImageTool}. */
 export interface WorkspaceImageToolOptions {
@@ -22,7 +23,9 @@ export interface ReadWorkspaceImageInput {
   readonly path: string;
 }
 
-const defaultMaxBytes = 5_242_880;
+/** The default of `maxBytes`: 5 MiB. */
+export const defaultImageMaxBytes = 5_242_880;
+const defaultMaxBytes = defaultImageMaxBytes;
 
 /**
  * `read_workspace_image({ path })`: shows the model an image file under `root`, with the same
@@ -39,6 +42,14 @@ export function createWorkspaceImageTool(options: WorkspaceImageToolOptions): To
     throw new InvalidOptionsError("createWorkspaceImageTool: maxBytes must be an integer from 1 to 52,428,800.");
   }
   const root = bindWorkspaceRootSync(options.root, options.operations);
+  return workspaceImageTool(() => root, maxBytes);
+}
+
+/** The image tool over a root found per call (fixed above; the Session's own in `workspace()`). */
+export function workspaceImageTool(
+  rootOf: (call: WorkspaceCallScope) => WorkspaceRoot,
+  maxBytes: number,
+): Tool<ReadWorkspaceImageInput> {
   return defineTool<ReadWorkspaceImageInput>({
     name: "read_workspace_image",
     description:
@@ -50,8 +61,9 @@ export function createWorkspaceImageTool(options: WorkspaceImageToolOptions): To
       additionalProperties: false,
     },
     readOnly: true,
-    execute: (input) =>
+    execute: (input, ctx) =>
       refusalsAsResults(async () => {
+        const root = rootOf(ctx);
         const file = await resolveForRead(root, input.path);
         const handle = await openResolvedFile(file);
         let head: Uint8Array;

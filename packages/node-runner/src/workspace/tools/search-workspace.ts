@@ -15,7 +15,7 @@ import type { WorkspaceToolsContext } from "./workspace-context.js";
  * search matches through `rg`, with the same rules and pages. Read-only.
  */
 export function searchWorkspaceTool(context: WorkspaceToolsContext): Tool<SearchWorkspaceInput> {
-  const { root, limits } = context;
+  const { limits } = context;
   return defineTool<SearchWorkspaceInput>({
     name: "search_workspace",
     description:
@@ -43,6 +43,7 @@ export function searchWorkspaceTool(context: WorkspaceToolsContext): Tool<Search
     readOnly: true,
     execute: (input, ctx) =>
       refusalsAsResults(async () => {
+        const { root, guidance } = context.bind(ctx);
         const path = input.path ?? ".";
         const segments = checkWorkspacePath(path);
         const searched = segments.length === 0 ? undefined : await resolveEntry(root, path);
@@ -55,7 +56,7 @@ export function searchWorkspaceTool(context: WorkspaceToolsContext): Tool<Search
         });
         // The guidance of the directory searched (a file's own directory) is read for the next request.
         const directory = searched === undefined || searched.kind === "directory" ? segments : segments.slice(0, -1);
-        await discoverGuidance(context.guidance, ctx, directory);
+        await discoverGuidance(guidance, ctx, directory);
         return jsonResult(page);
       }),
   });

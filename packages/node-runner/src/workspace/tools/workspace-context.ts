@@ -1,12 +1,26 @@
+import type { BindingHandle } from "@castellan/harness";
 import type { GuidanceTracker } from "../instructions/instructions-plugin.js";
 import type { WorkspaceRoot } from "../paths/root.js";
 import type { SearchEngine } from "../search/index.js";
 import type { WorkspaceLimits } from "./limits.js";
 
-/** What every tool of one `createRootBoundWorkspaceTools` call shares. */
-export interface WorkspaceToolsContext {
+/** The directory a call works in and the guidance that governs it. */
+export interface WorkspaceBinding {
   readonly root: WorkspaceRoot;
   readonly guidance: GuidanceTracker;
+}
+
+/** What a tool call is, for finding its binding: its Session, and what the Session acquired. */
+export interface WorkspaceCallScope {
+  readonly sessionId: string;
+  readonly sandbox: unknown;
+  readonly resources: readonly BindingHandle[];
+}
+
+/** What every tool of one set of workspace file tools shares. */
+export interface WorkspaceToolsContext {
+  /** The binding of a call: one fixed root for `createRootBoundWorkspaceTools`, the Session's own for `workspace()`. */
+  bind(call: WorkspaceCallScope): WorkspaceBinding;
   readonly limits: WorkspaceLimits;
   /** Refuse a missing parent directory of a new file instead of creating it. */
   readonly requireExistingParents: boolean;
