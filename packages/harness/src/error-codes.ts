@@ -62,6 +62,9 @@ export const castellanErrorCodes = [
   "sandbox_unavailable",
   "sandbox_config_invalid",
   "sandbox_profile_conflict",
+  "sandbox_worker_missing",
+  // The workspace capability
+  "workspace_options_invalid",
   // Approval adapters
   "approval_aborted",
   "approval_closed",

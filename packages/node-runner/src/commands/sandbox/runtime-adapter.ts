@@ -1,6 +1,8 @@
-import { realpathSync } from "node:fs";
+import { mkdirSync, realpathSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { dirname, isAbsolute } from "node:path";
+import { tmpdir } from "node:os";
+import { dirname, isAbsolute, join } from "node:path";
 import type { CommandPreparedSpawn, CommandPrepareRequest } from "../supervisor/index.js";
 import type { ResolvedSandboxPolicy } from "./config.js";
 import { SandboxConfigError } from "./errors.js";
@@ -54,6 +56,7 @@ export function sandboxRuntimePackagePath(): string {
  */
 export function createSandboxRuntimeAdapter(options: SandboxRuntimeAdapterOptions = {}): SandboxRuntimeAdapter {
   let runtime: Runtime | undefined;
+  const temp = new ProfileTemp();
   const load = async (): Promise<Runtime> => {
     runtime ??= (await import(runtimePackage)) as Runtime;
     return runtime;
@@ -76,7 +79,7 @@ export function createSandboxRuntimeAdapter(options: SandboxRuntimeAdapterOption
         filesystem: {
           denyRead: [...policy.filesystem.denyRead],
           allowRead: [...policy.filesystem.allowRead],
-          allowWrite: [...policy.filesystem.allowWrite],
+          allowWrite: [...policy.filesystem.allowWrite, await temp.create()],
           denyWrite: [...policy.filesystem.denyWrite],
         },
         bwrapPath,
@@ -85,6 +88,7 @@ export function createSandboxRuntimeAdapter(options: SandboxRuntimeAdapterOption
       };
       const parsed = SandboxRuntimeConfigSchema.safeParse(config);
       if (!parsed.success) {
+        await temp.remove();
         throw new SandboxConfigError(
           `The sandbox policy is not valid for ${runtimePackage} ${sandboxRuntimeVersion}: ${parsed.error.issues
             .map((issue: { path: (string | number)[]; message: string }) => `${issue.path.join(".")}: ${issue.message}`)
@@ -92,7 +96,12 @@ export function createSandboxRuntimeAdapter(options: SandboxRuntimeAdapterOption
         );
       }
       // The log monitor puts seccomp and proxy denials in the store that `finalize` reads.
-      await SandboxManager.initialize(parsed.data, undefined, true);
+      try {
+        await SandboxManager.initialize(parsed.data, undefined, true);
+      } catch (error) {
+        await temp.remove();
+        throw error;
+      }
     },
     async allowNetworkHosts(hosts: readonly string[]) {
       const { SandboxManager } = await load();
@@ -108,8 +117,9 @@ export function createSandboxRuntimeAdapter(options: SandboxRuntimeAdapterOption
       if (request.shell.arguments.length !== 1 || request.shell.arguments[0] !== "-c") {
         throw new Error("A sandboxed command's shell must take the command after -c.");
       }
+      temp.ensure();
       const wrapped = await SandboxManager.wrapWithSandboxArgv(
-        request.command,
+        withTempDirectoryFirst(request.command),
         request.shell.executable,
         undefined,
         undefined,
@@ -128,12 +138,65 @@ export function createSandboxRuntimeAdapter(options: SandboxRuntimeAdapterOption
     },
     async reset() {
       const { SandboxManager } = await load();
-      await SandboxManager.reset();
+      try {
+        await SandboxManager.reset();
+      } finally {
+        await temp.remove();
+      }
     },
   });
 }
 
 let shared: SandboxRuntimeAdapter | undefined;
+
+/** The variable the runtime reads, at each wrap, for the `TMPDIR` it gives sandboxed commands. */
+const runtimeTmpdirVariable = "CLAUDE_CODE_TMPDIR";
+
+/**
+ * The profile's private temporary directory: made owner-only under the host's temp directory
+ * when the profile starts, writable inside the sandbox (it joins `allowWrite`), the sandboxed
+ * commands' `TMPDIR`, and removed when the profile resets. The runtime reads its location from
+ * its process's environment, so that variable is set while the profile is active (in a
+ * sandbox worker, the worker's own copy of the environment).
+ */
+class ProfileTemp {
+  #path: string | undefined;
+  #previous: string | undefined;
+
+  get path(): string | undefined {
+    return this.#path;
+  }
+
+  async create(): Promise<string> {
+    await this.remove();
+    this.#path = realpathSync(await mkdtemp(join(tmpdir(), "castellan-sandbox-")));
+    this.#previous = process.env[runtimeTmpdirVariable];
+    process.env[runtimeTmpdirVariable] = this.#path;
+    return this.#path;
+  }
+
+  /** Makes the directory again if something removed it; a command's first step checks it. */
+  ensure(): void {
+    if (this.#path !== undefined) mkdirSync(this.#path, { recursive: true, mode: 0o700 });
+  }
+
+  async remove(): Promise<void> {
+    const path = this.#path;
+    if (path === undefined) return;
+    this.#path = undefined;
+    if (this.#previous === undefined) delete process.env[runtimeTmpdirVariable];
+    else process.env[runtimeTmpdirVariable] = this.#previous;
+    await rm(path, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The command as the sandboxed shell runs it: the temporary directory is made (or found) first,
+ * inside the same sandboxed process, and the command runs only if that succeeded.
+ */
+function withTempDirectoryFirst(command: string): string {
+  return `mkdir -p -- "$TMPDIR" || exit 125; ${command}`;
+}
 
 /** The one in-process adapter every plugin without a `runtimeAdapter` shares. */
 export function inProcessSandboxRuntimeAdapter(): SandboxRuntimeAdapter {

@@ -34,8 +34,12 @@ export interface CommandSessionOptions extends CommandSessionPorts {
 }
 
 /** The options checked, defaults applied. */
-export interface ResolvedCommandSessionOptions extends CommandSessionPorts {
+export interface ResolvedCommandSessionOptions extends ResolvedCommandSettings {
   readonly root: WorkspaceRoot;
+}
+
+/** Every option but the working directory, checked: what `workspace()` shares across its Sessions' roots. */
+export interface ResolvedCommandSettings extends CommandSessionPorts {
   readonly shell: CommandShell;
   readonly environment: ResolvedEnvironmentPolicy;
   readonly executionTimeoutMs: number;
@@ -46,7 +50,6 @@ export interface ResolvedCommandSessionOptions extends CommandSessionPorts {
   readonly maxLiveCommands: number;
 }
 
-const where = "createCommandSessionPlugin";
 
 const known = new Set([
   "workingDirectory",
@@ -71,26 +74,44 @@ const known = new Set([
  * @throws EnvironmentPolicyError (`environment_invalid`) for a malformed environment policy.
  */
 export function resolveCommandSessionOptions(options: CommandSessionOptions): ResolvedCommandSessionOptions {
+  const where = "createCommandSessionPlugin";
+  const settings = resolveCommandSettings(options, where, known);
+  if (options.workingDirectory === undefined) {
+    throw new CommandOptionsError(`${where}: workingDirectory is required: a file: URL of an existing directory.`);
+  }
+  return Object.freeze({ ...settings, root: bindWorkspaceRootSync(options.workingDirectory) });
+}
+
+/**
+ * Checks every option but `workingDirectory` and applies the defaults; `where` names the
+ * caller in errors, and `allowed` lists the keys it accepts.
+ *
+ * @throws CommandOptionsError (`command_options_invalid`), EnvironmentPolicyError (`environment_invalid`).
+ */
+export function resolveCommandSettings(
+  options: Omit<CommandSessionOptions, "workingDirectory">,
+  where: string,
+  allowed: ReadonlySet<string>,
+): ResolvedCommandSettings {
   if (options === null || typeof options !== "object" || Array.isArray(options)) {
     throw new CommandOptionsError(`${where}: options are required.`);
   }
   for (const key of Object.keys(options)) {
-    if (!known.has(key)) {
-      throw new CommandOptionsError(`${where}: ${key} is not an option; the options are ${[...known].join(", ")}.`);
+    if (!allowed.has(key)) {
+      throw new CommandOptionsError(`${where}: ${key} is not an option; the options are ${[...allowed].join(", ")}.`);
     }
   }
-  if (options.workingDirectory === undefined) {
-    throw new CommandOptionsError(`${where}: workingDirectory is required: a file: URL of an existing directory.`);
-  }
+  const integer = (value: unknown, field: string, fallback: number, min: number, max: number) =>
+    checkedInteger(where, value, field, fallback, min, max);
+  const port = <K extends keyof CommandSessionPorts>(name: K) => checkedPort(where, options, name);
   if (options.environment === undefined) {
     throw new CommandOptionsError(
       `${where}: environment is required: an environment policy such as { inherit: "core" }.`,
     );
   }
   const executionTimeoutMs = integer(options.executionTimeoutMs, "executionTimeoutMs", 120_000, 1, 2_147_483_647);
-  const resolved: ResolvedCommandSessionOptions = {
-    root: bindWorkspaceRootSync(options.workingDirectory),
-    shell: checkShell(options.shell),
+  const resolved: ResolvedCommandSettings = {
+    shell: checkShell(options.shell, where),
     environment: resolveEnvironmentPolicy(options.environment, where),
     executionTimeoutMs,
     initialYieldMs: integer(options.initialYieldMs, "initialYieldMs", 10_000, 0, executionTimeoutMs),
@@ -104,14 +125,24 @@ export function resolveCommandSessionOptions(options: CommandSessionOptions): Re
     ),
     killGraceMs: integer(options.killGraceMs, "killGraceMs", 2_000, 0, 60_000),
     maxLiveCommands: integer(options.maxLiveCommands, "maxLiveCommands", 16, 1, 1_024),
-    ...port(options, "onTerminalUpdate"),
-    ...port(options, "readTerminal"),
-    ...port(options, "onSessionCommandsChanged"),
+    ...port("onTerminalUpdate"),
+    ...port("readTerminal"),
+    ...port("onSessionCommandsChanged"),
   };
   return Object.freeze(resolved);
 }
 
-function integer(value: unknown, field: string, fallback: number, min: number, max: number): number {
+/** The keys `workspace()`'s `commands` accepts: every option but `workingDirectory`. */
+export const commandSettingKeys: ReadonlySet<string> = new Set([...known].filter((key) => key !== "workingDirectory"));
+
+function checkedInteger(
+  where: string,
+  value: unknown,
+  field: string,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
   const given = value ?? fallback;
   if (typeof given !== "number" || !Number.isInteger(given) || given < min || given > max) {
     throw new CommandOptionsError(
@@ -121,7 +152,7 @@ function integer(value: unknown, field: string, fallback: number, min: number, m
   return given;
 }
 
-function checkShell(shell: unknown): CommandShell {
+function checkShell(shell: unknown, where: string): CommandShell {
   if (shell === undefined) return Object.freeze({ executable: "/bin/sh", arguments: Object.freeze(["-c"]) });
   const candidate = shell as Partial<CommandShell> | null;
   if (
@@ -137,8 +168,9 @@ function checkShell(shell: unknown): CommandShell {
   return Object.freeze({ executable: candidate.executable, arguments: Object.freeze([...candidate.arguments]) });
 }
 
-function port<K extends keyof CommandSessionPorts>(
-  options: CommandSessionOptions,
+function checkedPort<K extends keyof CommandSessionPorts>(
+  where: string,
+  options: Omit<CommandSessionOptions, "workingDirectory">,
   name: K,
 ): Pick<CommandSessionPorts, K> {
   const value = options[name];

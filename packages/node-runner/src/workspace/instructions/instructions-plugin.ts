@@ -61,7 +61,63 @@ export function guidanceTracker(plugin: unknown): GuidanceTracker | undefined {
     : undefined;
 }
 
-const defaultMaxBytes = 32_768;
+/** The default guidance budget of one Run, in bytes. */
+export const defaultGuidanceMaxBytes = 32_768;
+const defaultMaxBytes = defaultGuidanceMaxBytes;
+
+/**
+ * Before a model request: reads the root's guidance for the Run, records each source entering
+ * a request for the first time (a failing `record` is reported, the request still goes), and
+ * appends the guidance block to the request's context.
+ */
+export async function deliverGuidance(
+  guidance: RunGuidance,
+  request: ModelRequest,
+  info: TurnInfo,
+  maxBytes: number,
+  record: ((receipt: WorkspaceInstructionsReceipt) => void | Promise<void>) | undefined,
+): Promise<ModelRequest> {
+  await guidance.discover([]);
+  const { all, fresh } = guidance.deliver();
+  if (record) {
+    for (const source of fresh) await recordSource(source, info, record);
+  }
+  const block = renderGuidance(all, maxBytes);
+  if (block === "") return request;
+  return { ...request, context: request.context ? `${request.context}\n\n${block}` : block };
+}
+
+async function recordSource(
+  source: GuidanceSource,
+  info: TurnInfo,
+  record: (receipt: WorkspaceInstructionsReceipt) => void | Promise<void>,
+): Promise<void> {
+  if (source.status !== "read") return;
+  const { path, bytes, sha256, includedBytes, truncated } = source;
+  try {
+    await record({ sessionId: info.sessionId, runId: info.runId, path, bytes, sha256, includedBytes, truncated });
+  } catch (error) {
+    info.reportHookFailure("castellan.workspace-instructions.record", error);
+  }
+}
+
+/** One Session's guidance: the current Run's only (what `workspace()` keeps per Session). */
+export class SessionGuidance implements GuidanceTracker {
+  readonly registered = true;
+  readonly root: WorkspaceRoot;
+  readonly #maxBytes: number;
+  #current: { readonly runId: string; readonly guidance: RunGuidance } | undefined;
+
+  constructor(root: WorkspaceRoot, maxBytes: number) {
+    this.root = root;
+    this.#maxBytes = maxBytes;
+  }
+
+  run(_sessionId: string, runId: string): RunGuidance {
+    if (this.#current?.runId !== runId) this.#current = { runId, guidance: new RunGuidance(this.root, this.#maxBytes) };
+    return this.#current.guidance;
+  }
+}
 
 /**
  * Brings a repository's `AGENTS.md` guidance to the model. The root's file is in each Run's
@@ -105,25 +161,8 @@ export function createWorkspaceInstructionsPlugin(options: WorkspaceInstructions
     },
   };
 
-  const beforeModel = async (request: ModelRequest, info: TurnInfo): Promise<ModelRequest> => {
-    const guidance = tracker.run(info.sessionId, info.runId);
-    await guidance.discover([]);
-    const { all, fresh } = guidance.deliver();
-    for (const source of fresh) await recordSource(source, info);
-    const block = renderGuidance(all, maxBytes);
-    if (block === "") return request;
-    return { ...request, context: request.context ? `${request.context}\n\n${block}` : block };
-  };
-
-  const recordSource = async (source: GuidanceSource, info: TurnInfo) => {
-    if (source.status !== "read") return;
-    const { path, bytes, sha256, includedBytes, truncated } = source;
-    try {
-      await record({ sessionId: info.sessionId, runId: info.runId, path, bytes, sha256, includedBytes, truncated });
-    } catch (error) {
-      info.reportHookFailure("castellan.workspace-instructions.record", error);
-    }
-  };
+  const beforeModel = (request: ModelRequest, info: TurnInfo): Promise<ModelRequest> =>
+    deliverGuidance(tracker.run(info.sessionId, info.runId), request, info, maxBytes, record);
 
   const plugin: WorkspaceInstructionsPlugin = Object.freeze({
     name: "castellan.workspace-instructions" as const,

@@ -1,0 +1,113 @@
+import { existsSync } from "node:fs";
+import { Worker } from "node:worker_threads";
+import { CastellanError, type CastellanErrorCode } from "@castellan/harness";
+import type { ResolvedSandboxPolicy } from "../commands/sandbox/config.js";
+import type { SandboxRuntimeAdapter } from "../commands/sandbox/runtime-adapter.js";
+import type { CommandPreparedSpawn, CommandPrepareRequest } from "../commands/supervisor/index.js";
+import { sandboxWorkerEntry } from "./entry.js";
+import { SandboxWorkerMissingError, SandboxWorkerStoppedError } from "./errors.js";
+import type { SandboxWorkerAnswer, SandboxWorkerData, SandboxWorkerMethod } from "./protocol.js";
+
+/** Options of {@link createSandboxWorkerRuntimeAdapter}: where the runtime finds its programs. */
+export interface SandboxWorkerOptions {
+  /** Default: `bwrap` in the host's `PATH`. */
+  readonly bwrapPath?: string;
+  /** Default: `socat` in the host's `PATH`. */
+  readonly socatPath?: string;
+  /** Default: `rg` in the host's `PATH`. */
+  readonly ripgrepPath?: string;
+}
+
+/** A sandbox runtime adapter served by its own worker thread; `terminate` ends the worker. */
+export interface SandboxWorkerRuntimeAdapter extends SandboxRuntimeAdapter {
+  /** The worker's thread id. */
+  readonly threadId: number;
+  /** Ends the worker (after `reset`, or instead of it when the worker is stuck); idempotent. Later calls fail. */
+  terminate(): Promise<void>;
+}
+
+/**
+ * Starts a sandbox worker: a `node:worker_threads` thread at the package's fixed compiled
+ * entry (`dist/sandbox-worker/worker.js`) holding its own `@anthropic-ai/sandbox-runtime`
+ * 0.0.83, so its profile, network grants, proxies and temporary directory belong to one owner
+ * (one `workspace()` Session) and never conflict with another's. The adapter it returns only
+ * transforms argv and env, like the in-process one: the host's supervisor spawns, owns the
+ * group and reads the output. A call after the worker stopped, or one it was answering when it
+ * crashed, rejects with a `SandboxWorkerStoppedError`, which the command tools report as a host
+ * failure. The worker keeps the host's event loop alive only while a call is waiting.
+ *
+ * For Node and desktop hosts that integrate the sandbox themselves; agents use `workspace()`.
+ *
+ * @throws SandboxWorkerMissingError (`sandbox_worker_missing`) when the compiled worker is absent.
+ */
+export function createSandboxWorkerRuntimeAdapter(options: SandboxWorkerOptions = {}): SandboxWorkerRuntimeAdapter {
+  const entry = sandboxWorkerEntry();
+  if (!existsSync(entry)) throw new SandboxWorkerMissingError(entry);
+  const data: SandboxWorkerData = {
+    ...(options.bwrapPath !== undefined ? { bwrapPath: options.bwrapPath } : {}),
+    ...(options.socatPath !== undefined ? { socatPath: options.socatPath } : {}),
+    ...(options.ripgrepPath !== undefined ? { ripgrepPath: options.ripgrepPath } : {}),
+  };
+  const worker = new Worker(entry, { workerData: data, stdout: false, stderr: false });
+  const pending = new Map<number, { resolve(value: unknown): void; reject(error: unknown): void }>();
+  let nextId = 1;
+  let stopped: SandboxWorkerStoppedError | undefined;
+  worker.unref();
+
+  const stop = (error: SandboxWorkerStoppedError) => {
+    stopped ??= error;
+    for (const call of pending.values()) call.reject(stopped);
+    pending.clear();
+  };
+  worker.on("message", (answer: SandboxWorkerAnswer) => {
+    const call = pending.get(answer.id);
+    if (!call) return;
+    pending.delete(answer.id);
+    if (pending.size === 0) worker.unref();
+    if (answer.ok) call.resolve(answer.value);
+    else call.reject(rebuildError(answer.error));
+  });
+  worker.on("error", (error) =>
+    stop(new SandboxWorkerStoppedError(`The sandbox worker crashed: ${error.message}`, { cause: error })),
+  );
+  worker.on("exit", (code) => stop(new SandboxWorkerStoppedError(`The sandbox worker exited with code ${code}.`)));
+
+  const call = <T>(method: SandboxWorkerMethod, argument?: unknown): Promise<T> => {
+    if (stopped) return Promise.reject(stopped);
+    const id = nextId++;
+    return new Promise<T>((resolve, reject) => {
+      pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      worker.ref();
+      worker.postMessage({ id, method, argument });
+    });
+  };
+  let terminated: Promise<void> | undefined;
+  return Object.freeze({
+    threadId: worker.threadId,
+    initialize: (policy: ResolvedSandboxPolicy) => call<void>("initialize", policy),
+    allowNetworkHosts: (hosts: readonly string[]) => call<void>("allowNetworkHosts", [...hosts]),
+    prepare: (request: CommandPrepareRequest) => call<CommandPreparedSpawn>("prepare", request),
+    finalize: (request: { readonly commandId: string; readonly command: string; readonly stderr: string }) =>
+      call<string>("finalize", request),
+    reset: () => call<void>("reset"),
+    terminate() {
+      terminated ??= (async () => {
+        stop(new SandboxWorkerStoppedError("The sandbox worker was terminated."));
+        await worker.terminate();
+      })();
+      return terminated;
+    },
+  });
+}
+
+/** The worker's error as the host sees it: a Castellan error keeps its code. */
+function rebuildError(error: { readonly name: string; readonly message: string; readonly code?: string }): Error {
+  if (error.code !== undefined) {
+    const rebuilt = new CastellanError(error.code as CastellanErrorCode, error.message);
+    rebuilt.name = error.name;
+    return rebuilt;
+  }
+  const rebuilt = new Error(error.message);
+  rebuilt.name = error.name;
+  return rebuilt;
+}
