@@ -55,6 +55,7 @@ export type {
   ToolPermissionRequest,
 } from "./permissions/types.js";
 export type { BuiltinPromptOverrides } from "./prompts/builtin-prompts.js";
+export { SandboxWorkerMissingError, SandboxWorkerStoppedError } from "./sandbox-worker/errors.js";
 export type {
   BeforeModelHook,
   ModelResolutionRequest,

@@ -51,10 +51,7 @@ export function checkBuiltinPrompts(value: unknown, where = "builtinPrompts"): B
 }
 
 /** The override of a built-in section, or undefined to project it as declared. */
-export function overriddenSectionText(
-  overrides: BuiltinPromptOverrides,
-  section: ProgramSection,
-): string | undefined {
+export function overriddenSectionText(overrides: BuiltinPromptOverrides, section: ProgramSection): string | undefined {
   if (typeof section.text !== "function") return undefined;
   const key = builtin.get(section.text);
   return key === undefined ? undefined : overrides[key];

@@ -1,4 +1,3 @@
-import { type BuiltinPromptOverrides, overriddenSectionText } from "../prompts/builtin-prompts.js";
 import type {
   AgentIdentity,
   BindingHandle,
@@ -17,6 +16,7 @@ import type { BoundModel } from "../models/bound-model.js";
 import type { SessionModel } from "../models/session-model.js";
 import type { PermissionPolicy } from "../permissions/decide.js";
 import type { BeforeModelHook, StateChangedHook, TurnStartHook } from "../plugins/types.js";
+import { type BuiltinPromptOverrides, overriddenSectionText } from "../prompts/builtin-prompts.js";
 import type { BoundTool } from "../tools/bind-tools.js";
 
 export type { Emit } from "../journal/session-journal.js";

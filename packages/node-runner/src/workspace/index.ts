@@ -42,3 +42,4 @@ export {
   type ReadWorkspaceImageInput,
   type WorkspaceImageToolOptions,
 } from "./tools/read-workspace-image.js";
+export * from "./capability/index.js";

@@ -38,21 +38,21 @@ export interface ResolvedSandboxPolicy {
   };
 }
 
-const where = "createSandboxRuntimeCommandSessionPlugin: sandbox.config";
+const defaultWhere = "createSandboxRuntimeCommandSessionPlugin: sandbox.config";
 const pathLists = ["denyRead", "allowRead", "allowWrite", "denyWrite"] as const;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
-function strings(value: unknown, field: string): readonly string[] {
+function strings(value: unknown, field: string, where: string): readonly string[] {
   if (!Array.isArray(value) || !value.every((entry) => typeof entry === "string" && entry !== "")) {
     throw new SandboxConfigError(`${where}.${field} must be an array of non-empty strings.`);
   }
   return value as string[];
 }
 
-function onlyKeys(value: Record<string, unknown>, field: string, keys: readonly string[]): void {
+function onlyKeys(value: Record<string, unknown>, field: string, keys: readonly string[], where: string): void {
   for (const key of Object.keys(value)) {
     if (!keys.includes(key)) {
       throw new SandboxConfigError(`${where}${field}: ${key} is not a key; the keys are ${keys.join(", ")}.`);
@@ -61,7 +61,7 @@ function onlyKeys(value: Record<string, unknown>, field: string, keys: readonly 
 }
 
 /** An absolute path for `entry`: `~` is `home`; anything relative is refused. */
-function absolutePath(entry: string, field: string, home: string | undefined): string {
+function absolutePath(entry: string, field: string, home: string | undefined, where: string): string {
   if (entry === "~" || entry.startsWith("~/")) {
     if (home === undefined || !isAbsolute(home)) {
       throw new SandboxConfigError(
@@ -83,28 +83,32 @@ function absolutePath(entry: string, field: string, home: string | undefined): s
  *
  * @throws SandboxConfigError (`sandbox_config_invalid`) for a missing, unknown or malformed key, or a relative path.
  */
-export function resolveSandboxPolicy(config: SandboxPolicyConfig, home = process.env.HOME): ResolvedSandboxPolicy {
+export function resolveSandboxPolicy(
+  config: SandboxPolicyConfig,
+  home = process.env.HOME,
+  where = defaultWhere,
+): ResolvedSandboxPolicy {
   if (!isRecord(config)) throw new SandboxConfigError(`${where} is required: { network, filesystem? }.`);
-  onlyKeys(config, "", ["network", "filesystem"]);
+  onlyKeys(config, "", ["network", "filesystem"], where);
   const network = config.network as unknown;
   if (!isRecord(network)) {
     throw new SandboxConfigError(`${where}.network is required: { allowedDomains, deniedDomains }.`);
   }
-  onlyKeys(network, ".network", ["allowedDomains", "deniedDomains"]);
+  onlyKeys(network, ".network", ["allowedDomains", "deniedDomains"], where);
   const filesystem = (config.filesystem ?? {}) as unknown;
   if (!isRecord(filesystem)) throw new SandboxConfigError(`${where}.filesystem must be an object.`);
-  onlyKeys(filesystem, ".filesystem", pathLists);
+  onlyKeys(filesystem, ".filesystem", pathLists, where);
   const paths = Object.fromEntries(
     pathLists.map((name) => {
       const field = `filesystem.${name}`;
-      const list = filesystem[name] === undefined ? [] : strings(filesystem[name], field);
-      return [name, Object.freeze(list.map((entry) => absolutePath(entry, field, home)))];
+      const list = filesystem[name] === undefined ? [] : strings(filesystem[name], field, where);
+      return [name, Object.freeze(list.map((entry) => absolutePath(entry, field, home, where)))];
     }),
   ) as Record<(typeof pathLists)[number], readonly string[]>;
   return Object.freeze({
     network: Object.freeze({
-      allowedDomains: Object.freeze([...strings(network.allowedDomains, "network.allowedDomains")]),
-      deniedDomains: Object.freeze([...strings(network.deniedDomains, "network.deniedDomains")]),
+      allowedDomains: Object.freeze([...strings(network.allowedDomains, "network.allowedDomains", where)]),
+      deniedDomains: Object.freeze([...strings(network.deniedDomains, "network.deniedDomains", where)]),
     }),
     filesystem: Object.freeze(paths),
   });

@@ -124,10 +124,15 @@ export interface NetworkAccessScope {
   apply(hosts: readonly string[]): Promise<void>;
 }
 
-const description = `Ask for network access to specific hosts for the sandboxed commands (exec_command) of this Runner; a person approves it. Give exact host names (e.g. "registry.npmjs.org"): lowercase, no scheme, port, path or wildcard; Unicode names as xn-- punycode. Granted hosts are allowed for later commands; nothing is run or retried. Command approval never grants network access. The result is JSON { granted, alreadyAllowed, refused: [{ host, reason }] }; a host the policy denies is refused.`;
+const description = `Ask for network access to specific hosts for the sandboxed commands (exec_command); a person approves it. Give exact host names (e.g. "registry.npmjs.org"): lowercase, no scheme, port, path or wildcard; Unicode names as xn-- punycode. Granted hosts are allowed for later commands; nothing is run or retried. Command approval never grants network access. The result is JSON { granted, alreadyAllowed, refused: [{ host, reason }] }; a host the policy denies is refused.`;
 
-/** `request_network_access`: widens the allow list of `scope`; not read-only. */
-export function createRequestNetworkAccessTool(scope: NetworkAccessScope): Tool<RequestNetworkAccessInput> {
+/**
+ * `request_network_access`: widens the allow list of the call's scope (the plugin's one per
+ * Runner, or a `workspace()` Session's own); not read-only.
+ */
+export function createRequestNetworkAccessTool(
+  scopeOf: (call: ToolAdmitContext) => NetworkAccessScope,
+): Tool<RequestNetworkAccessInput> {
   return defineTool<RequestNetworkAccessInput>({
     name: "request_network_access",
     description,
@@ -145,11 +150,12 @@ export function createRequestNetworkAccessTool(scope: NetworkAccessScope): Tool<
       additionalProperties: false,
     },
     admit(input, ctx: ToolAdmitContext) {
-      scope.checkCall(ctx);
+      scopeOf(ctx).checkCall(ctx);
       const admission = checkNetworkAccessInput(input);
       return { admission: { hosts: [...admission.hosts], reason: admission.reason } };
     },
     async execute(input, ctx) {
+      const scope = scopeOf(ctx);
       scope.checkCall(ctx);
       const { hosts } = checkNetworkAccessInput(input);
       const granted: string[] = [];

@@ -170,18 +170,17 @@ export function createSandboxRuntimeCommandSessionPlugin(
       applyCommandSession(host, runtime);
       // Every Session of this Runner (this application) shares its grants; never stored in history.
       const grants = new Set<string>();
-      host.registerTool(
-        createRequestNetworkAccessTool({
-          checkCall: checkNetworkCall,
-          allowedDomains: policy.network.allowedDomains,
-          deniedDomains: policy.network.deniedDomains,
-          grants,
-          apply: async (hosts) => {
-            // No lease: the next first lease re-applies the grants after initialize.
-            if (leases > 0) await adapter.allowNetworkHosts(hosts);
-          },
-        }),
-      );
+      const scope = {
+        checkCall: checkNetworkCall,
+        allowedDomains: policy.network.allowedDomains,
+        deniedDomains: policy.network.deniedDomains,
+        grants,
+        apply: async (hosts: readonly string[]) => {
+          // No lease: the next first lease re-applies the grants after initialize.
+          if (leases > 0) await adapter.allowNetworkHosts(hosts);
+        },
+      };
+      host.registerTool(createRequestNetworkAccessTool(() => scope));
       host.registerSandboxResolver(createResolver(grants));
     },
     close: () => runtime.closeAll(),
@@ -191,15 +190,27 @@ export function createSandboxRuntimeCommandSessionPlugin(
   return Object.freeze(plugin);
 }
 
-/** Refuses a policy under which a sandboxed command could rewrite the runtime package this process loads. */
-function checkRuntimeNotWritable(policy: ResolvedSandboxPolicy): void {
-  const packagePath = sandboxRuntimePackagePath();
+/**
+ * Refuses a policy under which a sandboxed command could rewrite the code that confines it:
+ * the runtime package this process loads, and any of `more` (e.g. the compiled sandbox worker).
+ *
+ * @throws SandboxConfigError (`sandbox_config_invalid`) naming the path and the `allowWrite` entry.
+ */
+export function checkRuntimeNotWritable(
+  policy: ResolvedSandboxPolicy,
+  more: readonly { readonly what: string; readonly path: string }[] = [],
+  caller = where,
+): void {
+  const guarded = [{ what: "the sandbox runtime package", path: sandboxRuntimePackagePath() }, ...more];
   for (const entry of policy.filesystem.allowWrite) {
     const root = realOrResolved(literalPrefix(entry));
-    if (packagePath === root || packagePath.startsWith(root.endsWith(sep) ? root : `${root}${sep}`)) {
-      throw new SandboxConfigError(
-        `${where}: filesystem.allowWrite ${JSON.stringify(entry)} contains the sandbox runtime package (${packagePath}); a sandboxed command could rewrite it. Install it outside every allowWrite path.`,
-      );
+    for (const { what, path } of guarded) {
+      const real = realOrResolved(path);
+      if (real === root || real.startsWith(root.endsWith(sep) ? root : `${root}${sep}`)) {
+        throw new SandboxConfigError(
+          `${caller}: filesystem.allowWrite ${JSON.stringify(entry)} contains ${what} (${real}); a sandboxed command could rewrite it. Install it outside every writable path.`,
+        );
+      }
     }
   }
 }

@@ -1,6 +1,6 @@
 import { defineTool, type Tool, ToolInputError } from "@castellan/harness";
-import { reportOrRefusal } from "./report.js";
 import type { CommandRuntimeOf } from "./exec-command-tool.js";
+import { reportOrRefusal } from "./report.js";
 
 /** The input of `command_session`. */
 export interface CommandSessionInput {

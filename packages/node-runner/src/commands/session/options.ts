@@ -50,7 +50,6 @@ export interface ResolvedCommandSettings extends CommandSessionPorts {
   readonly maxLiveCommands: number;
 }
 
-
 const known = new Set([
   "workingDirectory",
   "shell",

@@ -1,0 +1,14 @@
+export { WorkspaceOptionsError } from "./errors.js";
+export type {
+  WorkspaceCommandOptions,
+  WorkspaceFilesOptions,
+  WorkspaceGuidanceOptions,
+  WorkspaceNetworkOptions,
+  WorkspaceOptions,
+  WorkspacePublication,
+  WorkspacePublisher,
+  WorkspacePublishRequest,
+} from "./options.js";
+export { deniedHomeEntries } from "./policy.js";
+export { maxPublishSummaryLength, type PublishWorkspaceInput } from "./publish-tool.js";
+export { type WorkspaceCapability, workspace, workspaceSandboxSpecifier } from "./workspace.js";
