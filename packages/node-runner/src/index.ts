@@ -54,8 +54,6 @@ export type {
   ToolPermissionHook,
   ToolPermissionRequest,
 } from "./permissions/types.js";
-export type { BuiltinPromptOverrides } from "./prompts/builtin-prompts.js";
-export { SandboxWorkerMissingError, SandboxWorkerStoppedError } from "./sandbox-worker/errors.js";
 export type {
   BeforeModelHook,
   ModelResolutionRequest,
@@ -73,6 +71,7 @@ export type {
   TurnInfo,
   TurnStartHook,
 } from "./plugins/types.js";
+export type { BuiltinPromptOverrides } from "./prompts/builtin-prompts.js";
 export { StateError } from "./run/batch-state.js";
 export { BeforeModelHookError } from "./run/before-model.js";
 export { CompactionError, type CompactionOutcome } from "./run/compaction.js";
@@ -85,6 +84,7 @@ export {
   type NodeRunner,
   type NodeRunnerOptions,
 } from "./runner/create-node-runner.js";
+export { SandboxWorkerMissingError, SandboxWorkerStoppedError } from "./sandbox-worker/errors.js";
 export { SkillsUnavailableError } from "./session/admission.js";
 export type {
   InspectedCompaction,

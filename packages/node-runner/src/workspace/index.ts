@@ -1,3 +1,4 @@
+export * from "./capability/index.js";
 export {
   createWorkspaceEnvironmentPlugin,
   type GitBranch,
@@ -42,4 +43,3 @@ export {
   type ReadWorkspaceImageInput,
   type WorkspaceImageToolOptions,
 } from "./tools/read-workspace-image.js";
-export * from "./capability/index.js";

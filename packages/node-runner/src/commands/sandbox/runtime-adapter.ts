@@ -25,7 +25,10 @@ export interface SandboxRuntimeAdapter {
   allowNetworkHosts(hosts: readonly string[]): Promise<void> | void;
   /** The final argv and env of one approved command; `env` given is the environment policy's. */
   prepare(request: CommandPrepareRequest): Promise<CommandPreparedSpawn>;
-  /** The command's stderr with the runtime's denials appended; awaited after its group is gone. */
+  /**
+   * The command's stderr with the runtime's denials appended; awaited after its group is gone
+   * (and for a prepared command that never started). Releases what the runtime keeps per command.
+   */
   finalize(request: { readonly commandId: string; readonly command: string; readonly stderr: string }): Promise<string>;
   /** Ends the profile (the last lease closed). */
   reset(): Promise<void>;
@@ -134,7 +137,13 @@ export function createSandboxRuntimeAdapter(options: SandboxRuntimeAdapterOption
     },
     async finalize(request: { readonly commandId: string; readonly command: string; readonly stderr: string }) {
       const { SandboxManager } = await load();
-      return SandboxManager.annotateStderrWithSandboxFailures(request.commandId, request.stderr);
+      try {
+        return SandboxManager.annotateStderrWithSandboxFailures(request.commandId, request.stderr);
+      } finally {
+        // The empty files and directories bwrap made on the host as mount points for absent
+        // denied names go once no command of this profile runs (the runtime counts them).
+        SandboxManager.cleanupAfterCommand();
+      }
     },
     async reset() {
       const { SandboxManager } = await load();
@@ -195,7 +204,7 @@ class ProfileTemp {
  * inside the same sandboxed process, and the command runs only if that succeeded.
  */
 function withTempDirectoryFirst(command: string): string {
-  return `mkdir -p -- "$TMPDIR" || exit 125; ${command}`;
+  return `[ -d "$TMPDIR" ] || mkdir -p -- "$TMPDIR" || exit 125; ${command}`;
 }
 
 /** The one in-process adapter every plugin without a `runtimeAdapter` shares. */

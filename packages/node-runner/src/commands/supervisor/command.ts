@@ -95,6 +95,7 @@ export class SupervisedCommand {
         stdio: ["ignore", "pipe", "pipe"],
       });
     } catch (error) {
+      await releaseLayer(request, commandId);
       throw new CommandSpawnError(executable, cwd, { cause: error });
     }
     // Guarded from the first moment: the host may exit while this waits for "spawn".
@@ -110,6 +111,7 @@ export class SupervisedCommand {
       if (child.pid !== undefined) unguardGroup(child.pid);
       child.stdout?.destroy();
       child.stderr?.destroy();
+      await releaseLayer(request, commandId);
       throw new CommandSpawnError(executable, cwd, { cause: failure });
     }
     return new SupervisedCommand(commandId, child, child.pid, request, limits, startedAt, leaderExit, onEnded);
@@ -253,6 +255,13 @@ export class SupervisedCommand {
     this.stderr.write(Buffer.from(annotated.slice(given.length), "utf8"));
     for (const listener of this.#outputListeners) listener();
   }
+}
+
+/** A layer prepared a command that never started: its `finalize` still runs, so what it holds per command is released. */
+async function releaseLayer(request: CommandSpawnRequest, commandId: string): Promise<void> {
+  try {
+    await request.layer?.finalize?.({ commandId, command: request.command, stderr: "" });
+  } catch {}
 }
 
 /** The outcome, exit code and signal of a leader that exited with `code` or by `signal`. */

@@ -114,7 +114,8 @@ export interface CommandSpawnLayer {
    * Awaited once the group is gone and the output read, before the result is made: given the
    * whole bounded stderr text, returns it with anything appended (what follows the given text
    * becomes the end of the stream). A throw or a text that does not start with the given one
-   * adds nothing.
+   * adds nothing. Also called (with empty stderr, its answer unused) for a prepared command
+   * whose spawn failed, so a layer releases what it holds per command.
    */
   finalize?(request: {
     readonly commandId: string;
