@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 // The example as a consumer gets it: the packages are packed with `npm pack`, only those
 // tarballs are installed into a project outside the workspace, the example is typechecked
 // there, and it runs as two separate OS processes that continue one Session.
@@ -62,8 +63,11 @@ describe("the packed session example", () => {
       "@castellan/models/openrouter",
       "@castellan/models/testing",
       "@castellan/node-runner",
+      "@castellan/node-runner/sandbox-worker",
     ]);
     for (const [specifier, functions] of Object.entries(found)) expect(functions, specifier).toBeGreaterThan(0);
+    // The tarball ships the compiled sandbox worker at its fixed entry: no build step for consumers.
+    expect(existsSync(join(consumer, "node_modules/@castellan/node-runner/dist/sandbox-worker/worker.js"))).toBe(true);
   });
 
   it("typechecks against the packed type declarations", async () => {
