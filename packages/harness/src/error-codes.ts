@@ -58,6 +58,7 @@ export const castellanErrorCodes = [
   "command_not_found",
   "command_options_invalid",
   "command_observer_failed",
+  "command_tools_missing",
   // Sandboxed commands
   "sandbox_unavailable",
   "sandbox_config_invalid",

@@ -5,6 +5,7 @@ export {
   resolveEnvironmentPolicy,
 } from "./environment/environment-policy.js";
 export { EnvironmentPolicyError } from "./environment/policy-error.js";
+export { runSessionCommand, type SessionCommandRequest, type SessionCommandResult } from "./host/index.js";
 export {
   checkCanonicalHost,
   checkSandboxDependencies,
@@ -64,6 +65,7 @@ export {
   type CommandObserverFailure,
   type CommandOutcome,
   type CommandOutput,
+  type CommandOutputChunk,
   type CommandPreparedSpawn,
   type CommandPrepareRequest,
   type CommandResult,

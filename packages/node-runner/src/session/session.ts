@@ -1,4 +1,12 @@
-import type { ContentBlock, JsonObject, JsonValue, ModelBinding, RunResult } from "@castellan/harness";
+import type {
+  BindingHandle,
+  ContentBlock,
+  JsonObject,
+  JsonValue,
+  ModelBinding,
+  RunResult,
+  Tool,
+} from "@castellan/harness";
 import { CastellanError, isContentBlock } from "@castellan/harness";
 import { ResourceError, SessionHookError, SessionStateError } from "../errors.js";
 import type { UsageReport } from "../history/usage-ledger.js";
@@ -224,6 +232,38 @@ export class NodeSession implements Session {
   close(): Promise<void> {
     this.closing ??= this.release();
     return this.closing;
+  }
+
+  /**
+   * The local tool bound to `name` in this Session, with the scope its calls see (the Session's
+   * sandbox and the declaring capability's resources); undefined for none or a hosted tool.
+   * For Castellan's host helpers (`runSessionCommand`); not part of the Session interface.
+   *
+   * @internal
+   */
+  boundToolScope(
+    name: string,
+  ):
+    | {
+        readonly tool: Tool;
+        readonly scope: {
+          readonly sessionId: string;
+          readonly sandbox: unknown;
+          readonly resources: readonly BindingHandle[];
+        };
+      }
+    | undefined {
+    const context = this.admitted.context;
+    const bound = context.tools.get(name);
+    if (bound?.kind !== "local") return undefined;
+    const source = bound.entry.source;
+    const resources = source.kind === "capability" ? (context.capabilityResources.get(source.name) ?? []) : [];
+    return { tool: bound.tool, scope: { sessionId: this.id, sandbox: context.sandbox, resources } };
+  }
+
+  /** True once `close()` was called. @internal */
+  get isClosing(): boolean {
+    return this.closing !== undefined;
   }
 
   private isIdempotent(name: string): boolean {

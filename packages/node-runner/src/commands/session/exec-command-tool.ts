@@ -36,8 +36,22 @@ export type CommandRuntimeOf = (call: {
   readonly resources: readonly BindingHandle[];
 }) => CommandSessionRuntime;
 
+// Which runtime an `exec_command` tool launches on, so a host command runs where the model's do.
+const runtimes = new WeakMap<Tool, CommandRuntimeOf>();
+
+/** The runtime finder of an `exec_command` tool made here; undefined for any other tool. */
+export function commandRuntimeOfTool(tool: Tool): CommandRuntimeOf | undefined {
+  return runtimes.get(tool);
+}
+
 /** `exec_command`: launches one command through the call's runtime; not read-only. */
 export function createExecCommandTool(runtimeOf: CommandRuntimeOf): Tool<ExecCommandInput> {
+  const tool = execCommandTool(runtimeOf);
+  runtimes.set(tool, runtimeOf);
+  return tool;
+}
+
+function execCommandTool(runtimeOf: CommandRuntimeOf): Tool<ExecCommandInput> {
   return defineTool<ExecCommandInput>({
     name: "exec_command",
     description,

@@ -3,6 +3,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import type { Readable } from "node:stream";
+import { StringDecoder } from "node:string_decoder";
 import { fileURLToPath } from "node:url";
 import { CommandSpawnError } from "./errors.js";
 import { guardGroup, unguardGroup } from "./exit-guard.js";
@@ -42,6 +43,7 @@ export class SupervisedCommand {
   /** Resolves with the result once the group is gone and the output is read to its end; never rejects. */
   readonly ended: Promise<CommandResult>;
   readonly #limits: CommandSupervisorLimits;
+  readonly #onChunk: CommandSpawnRequest["onOutput"];
   readonly #signal: AbortSignal | undefined;
   readonly #outputListeners = new Set<() => void>();
   readonly #executionTimer: NodeJS.Timeout | undefined;
@@ -134,14 +136,26 @@ export class SupervisedCommand {
     this.lifetime = request.lifetime ?? "ordinary";
     this.processGroupId = processGroupId;
     this.startedAt = startedAt.toISOString();
+    // A request may set its own deadline and output bound (a host's command); the rest are the supervisor's.
+    limits = {
+      ...limits,
+      ...(request.executionTimeoutMs === undefined ? {} : { executionTimeoutMs: request.executionTimeoutMs }),
+      ...(request.maxOutputBytesPerStream === undefined
+        ? {}
+        : { maxOutputBytesPerStream: request.maxOutputBytesPerStream }),
+    };
     this.#limits = limits;
+    this.#onChunk = request.onOutput;
     this.#signal = request.signal;
     this.stdout = new OutputCapture(limits.maxOutputBytesPerStream);
     this.stderr = new OutputCapture(limits.maxOutputBytesPerStream);
     // The kill goes to the group through process.kill, never child.kill; a failed one is not an event to crash on.
     child.on("error", () => undefined);
     const streams = [child.stdout as Readable, child.stderr as Readable];
-    const closed = [this.#pipe(streams[0] as Readable, this.stdout), this.#pipe(streams[1] as Readable, this.stderr)];
+    const closed = [
+      this.#pipe(streams[0] as Readable, this.stdout, "stdout"),
+      this.#pipe(streams[1] as Readable, this.stderr, "stderr"),
+    ];
     if (this.lifetime === "ordinary") {
       this.deadlineAt = new Date(startedAt.getTime() + limits.executionTimeoutMs).toISOString();
       this.#executionTimer = setTimeout(() => void this.terminate("timeout"), limits.executionTimeoutMs);
@@ -199,11 +213,21 @@ export class SupervisedCommand {
     return this.#termination;
   }
 
-  #pipe(stream: Readable, capture: OutputCapture): Promise<void> {
+  #pipe(stream: Readable, capture: OutputCapture, name: "stdout" | "stderr"): Promise<void> {
+    const onChunk = this.#onChunk;
+    const decoder = onChunk ? new StringDecoder("utf8") : undefined;
+    const deliver = (text: string) => {
+      if (!onChunk || text === "") return;
+      try {
+        onChunk({ stream: name, text });
+      } catch {}
+    };
     stream.on("data", (chunk: Buffer) => {
       capture.write(chunk);
+      if (decoder) deliver(decoder.write(chunk));
       for (const listener of this.#outputListeners) listener();
     });
+    if (decoder) stream.once("end", () => deliver(decoder.end()));
     // A read error ends the stream as its end would; what was read is kept.
     stream.on("error", () => undefined);
     return new Promise((resolve) => stream.once("close", () => resolve()));

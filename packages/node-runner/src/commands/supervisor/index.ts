@@ -11,6 +11,7 @@ export {
   type CommandObserverFailure,
   type CommandOutcome,
   type CommandOutput,
+  type CommandOutputChunk,
   type CommandPreparedSpawn,
   type CommandPrepareRequest,
   type CommandResult,

@@ -6,7 +6,20 @@ import type { CommandSpawnRequest, CommandWaitOptions } from "./types.js";
 // Requests come from the layer above, not from the model; a malformed one is a bug there, so
 // it fails at once with the field named instead of reaching `spawn` half-checked.
 
-const requestFields = ["ownerKey", "command", "shell", "cwd", "env", "lifetime", "signal", "onTerminal", "layer"];
+const requestFields = [
+  "ownerKey",
+  "command",
+  "shell",
+  "cwd",
+  "env",
+  "lifetime",
+  "signal",
+  "onTerminal",
+  "layer",
+  "executionTimeoutMs",
+  "maxOutputBytesPerStream",
+  "onOutput",
+];
 
 function fail(message: string): never {
   throw new InvalidOptionsError(message);
@@ -29,7 +42,14 @@ export function checkSpawnRequest(request: CommandSpawnRequest): CommandSpawnReq
     if (!requestFields.includes(key))
       fail(`${key} is not a spawn request field; the fields are ${requestFields.join(", ")}.`);
   }
-  const { ownerKey, command, shell, cwd, env, lifetime, signal, onTerminal, layer } = request;
+  const { ownerKey, command, shell, cwd, env, lifetime, signal, onTerminal, layer, onOutput } = request;
+  if (request.executionTimeoutMs !== undefined) {
+    checkInteger(request.executionTimeoutMs, "executionTimeoutMs", 1, maxTimerMs, "milliseconds");
+  }
+  if (request.maxOutputBytesPerStream !== undefined) {
+    checkInteger(request.maxOutputBytesPerStream, "maxOutputBytesPerStream", 1_024, 16_777_216, "bytes");
+  }
+  if (onOutput !== undefined && typeof onOutput !== "function") fail("onOutput must be a function.");
   checkOwnerKey(ownerKey);
   if (typeof command !== "string") fail("command must be a string.");
   if (!isRecord(shell) || typeof shell.executable !== "string" || shell.executable === "") {
@@ -67,6 +87,11 @@ export function checkSpawnRequest(request: CommandSpawnRequest): CommandSpawnReq
     signal,
     onTerminal,
     ...(layer === undefined ? {} : { layer }),
+    ...(request.executionTimeoutMs === undefined ? {} : { executionTimeoutMs: request.executionTimeoutMs }),
+    ...(request.maxOutputBytesPerStream === undefined
+      ? {}
+      : { maxOutputBytesPerStream: request.maxOutputBytesPerStream }),
+    ...(onOutput === undefined ? {} : { onOutput }),
   });
 }
 

@@ -88,6 +88,22 @@ export interface CommandSpawnRequest {
    * supervisor still owns the spawn, the group, the output, the deadline, abort and stop.
    */
   readonly layer?: CommandSpawnLayer;
+  /** This command's deadline, replacing the supervisor's `executionTimeoutMs` (an ordinary command only). Default: the supervisor's. */
+  readonly executionTimeoutMs?: number;
+  /** This command's bound per stream, replacing the supervisor's `maxOutputBytesPerStream`. Default: the supervisor's. */
+  readonly maxOutputBytesPerStream?: number;
+  /**
+   * Called with each chunk of output as it is read, decoded as UTF-8 (a character split
+   * across chunks arrives whole with the later one). For live progress only: what it throws is
+   * ignored, and the bounded capture is the record. Default: none.
+   */
+  readonly onOutput?: (chunk: CommandOutputChunk) => void;
+}
+
+/** One piece of live output. */
+export interface CommandOutputChunk {
+  readonly stream: "stdout" | "stderr";
+  readonly text: string;
 }
 
 /** What {@link CommandSpawnLayer.prepare} is given: the command as it would otherwise be spawned. */

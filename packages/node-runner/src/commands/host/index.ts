@@ -1,0 +1,1 @@
+export { runSessionCommand, type SessionCommandRequest, type SessionCommandResult } from "./run-session-command.js";
