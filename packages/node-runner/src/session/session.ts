@@ -90,6 +90,16 @@ export interface Session {
   close(): Promise<void>;
 }
 
+/** A bound local tool and the scope its calls see. @internal */
+export interface BoundToolScope {
+  readonly tool: Tool;
+  readonly scope: {
+    readonly sessionId: string;
+    readonly sandbox: unknown;
+    readonly resources: readonly BindingHandle[];
+  };
+}
+
 /** The Session implementation behind `createSession` and `openSession`. */
 export class NodeSession implements Session {
   readonly id: string;
@@ -241,18 +251,7 @@ export class NodeSession implements Session {
    *
    * @internal
    */
-  boundToolScope(
-    name: string,
-  ):
-    | {
-        readonly tool: Tool;
-        readonly scope: {
-          readonly sessionId: string;
-          readonly sandbox: unknown;
-          readonly resources: readonly BindingHandle[];
-        };
-      }
-    | undefined {
+  boundToolScope(name: string): BoundToolScope | undefined {
     const context = this.admitted.context;
     const bound = context.tools.get(name);
     if (bound?.kind !== "local") return undefined;
