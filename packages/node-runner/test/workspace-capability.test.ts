@@ -280,6 +280,17 @@ describe("workspace()", () => {
     expect(s.capability.sessionCommands(session.id)).toEqual([]);
   });
 
+  it("bounds a 10 MB command's report to the first and last halves, counting droppedBytes exactly", async () => {
+    const s = await setup([call("exec_command", { command: "head -c 10485760 /dev/zero | tr '\\0' x" })]);
+    const session = cleanups.closeLater(await s.runner.createSession());
+    const [end] = toolEnds((await drain(session.run("go"))).events);
+    const report = JSON.parse(end?.text ?? "{}") as CommandSessionReport;
+    expect(report.state).toBe("terminal");
+    expect(report.stdout.bytes).toBe(10_485_760);
+    expect(report.stdout.droppedBytes).toBe(10_485_760 - 65_536);
+    expect(report.stdout.text).toBe("x".repeat(65_536));
+  });
+
   describe("publish_workspace", () => {
     async function gitRepository(root: string) {
       const git = (...args: string[]) => run("git", args, { cwd: root });

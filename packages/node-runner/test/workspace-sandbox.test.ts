@@ -329,6 +329,34 @@ describe.skipIf(bwrap === undefined)(`workspace() in the OS sandbox${skipNote}`,
   );
 
   it(
+    "fails the open with sandbox_unavailable in a host whose PATH has no bwrap, and never runs unsandboxed",
+    async () => {
+      const emptyPath = await extraDir("castellan-ws-path-");
+      const index = pathToFileURL(fileURLToPath(new URL("../dist/index.js", import.meta.url))).href;
+      const script = `
+        import { defineAgent } from "@castellan/harness";
+        import { scriptedModel } from "@castellan/models/testing";
+        import { createNodeRunner, workspace } from ${JSON.stringify(index)};
+        const agent = defineAgent("test.no-bwrap", { model: scriptedModel([]), capabilities: [workspace({ root: new URL(${JSON.stringify(pathToFileURL(`${temp.path}/`).href)}) })] });
+        const runner = await createNodeRunner({ agent });
+        try { await runner.createSession(); console.log("opened"); } catch (error) { console.log(JSON.stringify({ code: error.code, missing: error.missing })); }
+        await runner.close();
+      `;
+      const entry = join(fileURLToPath(new URL(".", import.meta.url)), `.no-bwrap-${process.pid}.mjs`);
+      await writeFile(entry, script);
+      try {
+        const { stdout } = await run(process.execPath, [entry], {
+          env: { PATH: emptyPath, HOME: process.env.HOME ?? "/" },
+        });
+        expect(JSON.parse(stdout.trim())).toEqual({ code: "sandbox_unavailable", missing: ["bwrap", "socat", "rg"] });
+      } finally {
+        await rm(entry, { force: true });
+      }
+    },
+    slow,
+  );
+
+  it(
     "fails the open with sandbox_worker_missing, naming the build command, when the compiled worker is absent",
     async () => {
       const packageDir = fileURLToPath(new URL("..", import.meta.url));

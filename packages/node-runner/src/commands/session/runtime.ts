@@ -132,7 +132,7 @@ export class CommandSessionRuntime {
     announceStarted();
     // No signal here: an abort ends the command itself, and the wait returns with its end.
     await this.supervisor.waitFor(spawned.commandId, { untilMs: this.options.initialYieldMs });
-    const report = this.report(spawned.commandId);
+    const report = this.report(spawned.commandId, ctx);
     // In the same synchronous step as the report: an end after it reaches `onTerminal` above.
     if (report.state === "running") {
       this.observations.yielded(sessionId, {
@@ -151,13 +151,20 @@ export class CommandSessionRuntime {
    * The report of a live record now: the delta since the last report. A terminal report is the
    * record's last, so the record is released; later reads go to the host's store.
    */
-  report(commandId: string): CommandSessionReport {
+  report(commandId: string, ctx?: { readonly toolName: string; readonly toolCallId: string }): CommandSessionReport {
     const info = this.supervisor.get(commandId);
     if (!info) throw new CommandNotFoundError(commandId);
     const delta = this.supervisor.readDelta(commandId);
     if (delta.result) {
       this.supervisor.release(commandId);
       this.observations.delivered(info.ownerKey, commandId);
+      if (delta.result.layerError !== undefined && ctx) {
+        // The command ran and ended, but the sandbox could not finish its report: a host failure.
+        throw new ToolExecutionHostError(
+          `${commandId} ended (${delta.result.outcome}, exit code ${delta.result.exitCode}), but the sandbox failed to finalize its report: ${describeError(delta.result.layerError)}`,
+          { toolName: ctx.toolName, toolCallId: ctx.toolCallId, cause: delta.result.layerError },
+        );
+      }
     }
     return liveReport(info, delta, delta.result);
   }
@@ -173,7 +180,7 @@ export class CommandSessionRuntime {
           signal: ctx.signal,
         });
       }
-      return this.report(commandId);
+      return this.report(commandId, ctx);
     }
     // Released: it ended and its last report was given. Stopping it needs nothing.
     const receipt = await this.readReceipt(ctx.sessionId, commandId, ctx);
@@ -366,6 +373,10 @@ export class CommandSessionRuntime {
       this.handles.fail(sessionId, error);
     }
   }
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 function limitRefusal(error: CommandLimitError): ToolInputError {

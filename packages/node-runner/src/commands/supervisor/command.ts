@@ -44,6 +44,7 @@ export class SupervisedCommand {
   readonly ended: Promise<CommandResult>;
   readonly #limits: CommandSupervisorLimits;
   readonly #onChunk: CommandSpawnRequest["onOutput"];
+  #layerError: unknown;
   readonly #signal: AbortSignal | undefined;
   readonly #outputListeners = new Set<() => void>();
   readonly #executionTimer: NodeJS.Timeout | undefined;
@@ -257,6 +258,7 @@ export class SupervisedCommand {
       stderr: this.stderr.whole(),
       startedAt: this.startedAt,
       endedAt: new Date().toISOString(),
+      ...(this.#layerError === undefined ? {} : { layerError: this.#layerError }),
     });
     this.#result = result;
     for (const listener of this.#outputListeners) listener();
@@ -264,7 +266,7 @@ export class SupervisedCommand {
     return result;
   }
 
-  /** The layer's addition to stderr, written at its end before the result is made; a failing layer adds nothing. */
+  /** The layer's addition to stderr, written at its end before the result is made; a failing layer adds nothing and is recorded. */
   async #finalize(): Promise<void> {
     const finalize = this.#layer?.finalize;
     if (!finalize) return;
@@ -272,7 +274,8 @@ export class SupervisedCommand {
     let annotated: unknown;
     try {
       annotated = await finalize.call(this.#layer, { commandId: this.commandId, command: this.command, stderr: given });
-    } catch {
+    } catch (error) {
+      this.#layerError = error ?? new Error("The spawn layer's finalize failed.");
       return;
     }
     if (typeof annotated !== "string" || !annotated.startsWith(given) || annotated.length === given.length) return;

@@ -55,6 +55,11 @@ export interface CommandResult extends CommandOutput {
   readonly startedAt: string;
   /** When the command was seen to end: its whole process group gone and its output read to the end. */
   readonly endedAt: string;
+  /**
+   * What the spawn layer's `finalize` threw (a sandbox that could not annotate the end), when
+   * it failed: the command ran, but its report may lack the layer's denials. Absent otherwise.
+   */
+  readonly layerError?: unknown;
 }
 
 /** What to spawn, for whom, and how to report its end. The argv and env are final: nothing is added. */
