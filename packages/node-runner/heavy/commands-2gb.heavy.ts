@@ -1,0 +1,77 @@
+// 2 GB through exec_command, sandboxed (an OS workspace on real bubblewrap) and unsandboxed:
+// the host keeps only the bound per stream, so its RSS stays within 100 MB of where it
+// started, and the report's droppedBytes is exact. Kept out of `npm test` (npm run test:heavy).
+import { realpath } from "node:fs/promises";
+import { pathToFileURL } from "node:url";
+import { defineAgent } from "@castellan/harness";
+import { scriptedModel } from "@castellan/models/testing";
+import { describe, expect, it } from "vitest";
+import type { CommandSessionReport } from "../src/commands/session/index.js";
+import { createNodeRunner, workspace } from "../src/index.js";
+import { requireBubblewrap } from "../test/support/bubblewrap.ts";
+import { drain, tempDirPerTest, textOf } from "../test/support/index.ts";
+
+const { bwrap, skipNote } = requireBubblewrap();
+const temp = tempDirPerTest("castellan-heavy-");
+const twoGiB = 2 ** 31;
+const bound = 65_536;
+const rssLimit = 100 * 1024 * 1024;
+
+async function printTwoGiB(sandbox: "os" | "none") {
+  const root = await realpath(temp.path);
+  const model = scriptedModel([
+    { toolCalls: [{ name: "exec_command", input: { command: `head -c ${twoGiB} /dev/zero` } }] },
+    { text: "done" },
+  ]);
+  const agent = defineAgent("test.heavy", {
+    model,
+    capabilities: [
+      workspace({
+        root: pathToFileURL(`${root}/`),
+        sandbox,
+        commands: { executionTimeoutMs: 200_000, initialYieldMs: 200_000 },
+      }),
+    ],
+  });
+  const runner = await createNodeRunner({ agent, permissions: "full-access" });
+  try {
+    const session = await runner.createSession();
+    globalThis.gc?.();
+    const baseline = process.memoryUsage().rss;
+    let peak = baseline;
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, process.memoryUsage().rss);
+    }, 25);
+    let report: CommandSessionReport | undefined;
+    try {
+      const { events, error } = await drain(session.run("print"));
+      expect(error).toBeUndefined();
+      const end = events.find((event) => event.kind === "tool-end");
+      report = end?.kind === "tool-end" ? (JSON.parse(textOf(end.result)) as CommandSessionReport) : undefined;
+    } finally {
+      clearInterval(sampler);
+      await session.close();
+    }
+    return { report, growth: peak - baseline };
+  } finally {
+    await runner.close();
+  }
+}
+
+describe("2 GB of command output", () => {
+  it("unsandboxed: bounded host memory and exact droppedBytes", async () => {
+    const { report, growth } = await printTwoGiB("none");
+    expect(report).toMatchObject({ state: "terminal", outcome: "exit", exitCode: 0 });
+    expect(report?.stdout.bytes).toBe(twoGiB);
+    expect(report?.stdout.droppedBytes).toBe(twoGiB - bound);
+    expect(growth).toBeLessThan(rssLimit);
+  });
+
+  it.skipIf(bwrap === undefined)(`sandboxed: bounded host memory and exact droppedBytes${skipNote}`, async () => {
+    const { report, growth } = await printTwoGiB("os");
+    expect(report).toMatchObject({ state: "terminal", outcome: "exit", exitCode: 0 });
+    expect(report?.stdout.bytes).toBe(twoGiB);
+    expect(report?.stdout.droppedBytes).toBe(twoGiB - bound);
+    expect(growth).toBeLessThan(rssLimit);
+  });
+});
