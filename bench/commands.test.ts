@@ -1,0 +1,43 @@
+// Smoke test of the commands bench at a tiny size: 3 latency runs per subject and an 8 MiB
+// drain through every subject, a report with finite figures and every target line. Timing is
+// not asserted. Skipped, saying so, where bwrap is absent; under CI a missing bwrap fails.
+
+import { checkSandboxDependencies } from "@castellan/node-runner";
+import { describe, expect, it } from "vitest";
+import { runCommandsBench } from "./support/commands/bench.ts";
+import { formatCommandsBenchReport } from "./support/commands/report.ts";
+import { subjectNames } from "./support/commands/subjects.ts";
+
+function sandboxPrograms(): { readonly bwrap: string | undefined; readonly skipNote: string } {
+  try {
+    return { bwrap: checkSandboxDependencies().bwrap, skipNote: "" };
+  } catch (error) {
+    const ci = process.env.CI;
+    if (ci !== undefined && ci !== "" && ci !== "false" && ci !== "0") throw error;
+    return {
+      bwrap: undefined,
+      skipNote: ` — SKIPPED: ${error instanceof Error ? error.message : String(error)} (required under CI)`,
+    };
+  }
+}
+
+const { bwrap, skipNote } = sandboxPrograms();
+
+describe.skipIf(bwrap === undefined)(`the commands bench${skipNote}`, () => {
+  it("runs every subject small and prints its figures and targets", async () => {
+    const report = await runCommandsBench({ runs: 3, drainBytes: 8 * 1024 * 1024, bwrap: bwrap as string });
+    for (const name of subjectNames) {
+      const figures = report.subjects[name];
+      for (const value of [figures.latencyMs, figures.drainMs, figures.throughput]) {
+        expect(Number.isFinite(value) && value > 0, name).toBe(true);
+      }
+      expect(figures.rssGrowth).toBeGreaterThanOrEqual(0);
+    }
+    expect(Number.isFinite(report.floorLatencyMs) && report.floorLatencyMs > 0).toBe(true);
+    const text = formatCommandsBenchReport(report);
+    expect(text).toMatch(/supervisor latency \/ bare spawn +\d+\.\d+x +\(<= 1\.5\) (PASS|MISS)/);
+    expect(text).toMatch(/workspace worker latency \/ bwrap floor +\d+\.\d+x +\(<= 3\) (PASS|MISS)/);
+    expect(text).toMatch(/sandbox plugin drain \/ bare spawn +\d+\.\d+x +\(<= 2\) (PASS|MISS)/);
+    expect(text).not.toMatch(/NaN|Infinity/);
+  }, 120_000);
+});
