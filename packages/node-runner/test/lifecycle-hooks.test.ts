@@ -98,6 +98,54 @@ describe("lifecycle hooks", () => {
     expect(model.requests[0]?.context).toBe("[first][second]");
   });
 
+  it("give each capability hook its own capability's resources and the Session's sandbox", async () => {
+    const seen: string[] = [];
+    const kind: BindingKind<string, string> = {
+      name: "scoped",
+      acquire: async (spec, { sessionId }) => ({ value: `${spec}@${sessionId}`, close: () => undefined }),
+    };
+    const sandboxValue = Object.freeze({ kind: "test-sandbox" });
+    const sandbox: SandboxContribution = {
+      specifier: "test.scoped",
+      open: async () => ({ sandbox: sandboxValue, close: () => undefined }),
+    };
+    const scoped = (name: string) =>
+      defineCapability({
+        name,
+        resources: [resource(kind, name)],
+        hooks: {
+          sessionStart: (info) => void seen.push(`${name}:start:${info.resources.map((h) => h.value).join()}`),
+          turnStart: (info) => void seen.push(`${name}:turn:${info.resources.map((h) => h.value).join()}`),
+          beforeModel: (_request, info) => void seen.push(`${name}:model:${info.sandbox === sandboxValue}`),
+          sessionEnd: (info) =>
+            void seen.push(`${name}:end:${info.resources.map((h) => h.value).join()}:${info.sandbox === sandboxValue}`),
+        },
+      });
+    const agent = defineAgent("test.scoped-hooks", {
+      model: scriptedModel([{ text: "hi" }]),
+      sandbox,
+      capabilities: [scoped("one"), scoped("two")],
+    });
+    const runner = await createNodeRunner({ agent });
+    try {
+      const session = await runner.createSession({ id: "s9" });
+      await session.run("hello").result;
+      await session.close();
+    } finally {
+      await runner.close();
+    }
+    expect(seen).toEqual([
+      "one:start:one@s9",
+      "two:start:two@s9",
+      "one:turn:one@s9",
+      "two:turn:two@s9",
+      "one:model:true",
+      "two:model:true",
+      "one:end:one@s9:true",
+      "two:end:two@s9:true",
+    ]);
+  });
+
   it("run a capability's hooks only for Sessions of an agent that declares it", async () => {
     const log: string[] = [];
     const runner = await createNodeRunner({
