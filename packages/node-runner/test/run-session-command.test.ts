@@ -3,13 +3,12 @@
 // bounds with exact droppedBytes, live output, abort and Session close ending the group, no
 // permission question and nothing saved, and the Session's sandbox holding it (real bubblewrap).
 import { existsSync } from "node:fs";
-import { mkdtemp, realpath, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { realpath } from "node:fs/promises";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { defineAgent, hostTool } from "@castellan/harness";
 import { scriptedModel } from "@castellan/models/testing";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   createCommandSessionPlugin,
   createFileSessionStore,
@@ -21,22 +20,21 @@ import {
   workspace,
 } from "../src/index.js";
 import { requireBubblewrap } from "./support/bubblewrap.ts";
-import { approvalPlugin, cleanupAfterEach, fileRecords, tempDirPerTest, writeTree } from "./support/index.ts";
+import {
+  approvalPlugin,
+  cleanupAfterEach,
+  extraTempDirs,
+  fileRecords,
+  tempDirPerTest,
+  writeTree,
+} from "./support/index.ts";
 
 const { bwrap, skipNote } = requireBubblewrap();
 const temp = tempDirPerTest("castellan-host-cmd-");
 const cleanups = cleanupAfterEach();
 const slow = 60_000;
 
-const extraDirs: string[] = [];
-afterEach(async () => {
-  for (const dir of extraDirs.splice(0)) await rm(dir, { recursive: true, force: true });
-});
-async function extraDir(prefix: string): Promise<string> {
-  const dir = await realpath(await mkdtemp(join(tmpdir(), prefix)));
-  extraDirs.push(dir);
-  return dir;
-}
+const extraDir = extraTempDirs();
 
 async function workspaceSession(options: Partial<WorkspaceOptions> = {}, plugins: NodeRunnerPlugin[] = []) {
   const root = await realpath(temp.path);
@@ -58,7 +56,10 @@ describe("runSessionCommand", () => {
     try {
       const { root, session } = await workspaceSession();
       const result = await runSessionCommand(session, {
-        command: 'pwd; echo "extra=$EXTRA host=${HOST_ONLY_VARIABLE:-none}"; echo err >&2; exit 3',
+        // A shell default, not a template: the host-only variable must be absent in the command.
+        command: ["pwd", 'echo "extra=$EXTRA host=$' + '{HOST_ONLY_VARIABLE:-none}"', "echo err >&2", "exit 3"].join(
+          "; ",
+        ),
         cwd: "sub",
         env: { EXTRA: "1" },
         timeoutMs: 10_000,

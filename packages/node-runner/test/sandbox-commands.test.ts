@@ -6,13 +6,12 @@
 // with a malformed policy. Skipped, saying so in the suite's name, where bwrap is absent;
 // under CI a missing bwrap fails instead.
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, realpath, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { defineAgent, hostTool, type JsonObject, type RunEvent } from "@castellan/harness";
 import { type ScriptedStep, scriptedModel } from "@castellan/models/testing";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   checkSandboxDependencies,
   createSandboxRuntimeAdapter,
@@ -25,7 +24,7 @@ import type { CommandSessionReport } from "../src/commands/session/index.js";
 import type { EnvironmentPolicy } from "../src/index.js";
 import { createNodeRunner, type NodeRunner } from "../src/index.js";
 import { requireBubblewrap } from "./support/bubblewrap.ts";
-import { cleanupAfterEach, drain, tempDirPerTest, textOf } from "./support/index.ts";
+import { cleanupAfterEach, drain, extraTempDirs, tempDirPerTest, textOf } from "./support/index.ts";
 
 const { bwrap, skipNote } = requireBubblewrap();
 
@@ -35,16 +34,7 @@ const specifier = "castellan.test-sandbox";
 const slow = 30_000;
 const fast = { initialYieldMs: 10_000, executionTimeoutMs: 20_000, killGraceMs: 200 } as const;
 
-/** Extra temporary directories of a test, removed after it. */
-const extraDirs: string[] = [];
-afterEach(async () => {
-  for (const dir of extraDirs.splice(0)) await rm(dir, { recursive: true, force: true });
-});
-async function extraDir(prefix: string): Promise<string> {
-  const dir = await realpath(await mkdtemp(join(tmpdir(), prefix)));
-  extraDirs.push(dir);
-  return dir;
-}
+const extraDir = extraTempDirs();
 
 const call = (name: string, input: JsonObject): ScriptedStep => ({ toolCalls: [{ name, input }] });
 

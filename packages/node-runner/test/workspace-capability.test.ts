@@ -4,14 +4,13 @@
 // without a second approval, and publication that succeeds only on a verified reference
 // (a real push to a local bare repository, checked with git ls-remote).
 import { execFile } from "node:child_process";
-import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, realpath, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { buildProgram, defineAgent, type JsonObject, type ModelRequest, type RunEvent } from "@castellan/harness";
 import { type ScriptedStep, type ScriptedStepSource, scriptedModel } from "@castellan/models/testing";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { CommandSessionReport } from "../src/commands/session/index.js";
 import {
   createNodeRunner,
@@ -21,7 +20,15 @@ import {
   type WorkspacePublisher,
   workspace,
 } from "../src/index.js";
-import { approvalPlugin, cleanupAfterEach, drain, tempDirPerTest, textOf, writeTree } from "./support/index.ts";
+import {
+  approvalPlugin,
+  cleanupAfterEach,
+  drain,
+  extraTempDirs,
+  tempDirPerTest,
+  textOf,
+  writeTree,
+} from "./support/index.ts";
 
 const run = promisify(execFile);
 const temp = tempDirPerTest("castellan-workspace-cap-");
@@ -29,15 +36,7 @@ const cleanups = cleanupAfterEach();
 const fast = { initialYieldMs: 5_000, executionTimeoutMs: 20_000, killGraceMs: 200, pollWaitMs: 50 } as const;
 const call = (name: string, input: JsonObject): ScriptedStep => ({ toolCalls: [{ name, input }] });
 
-const extraDirs: string[] = [];
-afterEach(async () => {
-  for (const dir of extraDirs.splice(0)) await rm(dir, { recursive: true, force: true });
-});
-async function extraDir(prefix: string): Promise<string> {
-  const dir = await realpath(await mkdtemp(join(tmpdir(), prefix)));
-  extraDirs.push(dir);
-  return dir;
-}
+const extraDir = extraTempDirs();
 
 function toolEnds(events: readonly RunEvent[]) {
   return events.flatMap((event) =>

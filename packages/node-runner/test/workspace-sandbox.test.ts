@@ -7,9 +7,8 @@
 // Skipped, saying so in the suite's name, where bwrap is absent; under CI a missing bwrap fails.
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { cp, mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from "node:fs/promises";
+import { cp, mkdir, readFile, realpath, rm, symlink, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
-import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
@@ -25,7 +24,15 @@ import {
   workspace,
 } from "../src/index.js";
 import { requireBubblewrap } from "./support/bubblewrap.ts";
-import { approvalPlugin, cleanupAfterEach, drain, tempDirPerTest, textOf, writeTree } from "./support/index.ts";
+import {
+  approvalPlugin,
+  cleanupAfterEach,
+  drain,
+  extraTempDirs,
+  tempDirPerTest,
+  textOf,
+  writeTree,
+} from "./support/index.ts";
 
 const { bwrap, skipNote } = requireBubblewrap();
 const run = promisify(execFile);
@@ -37,15 +44,7 @@ const exec = (command: string, extra: JsonObject = {}): ScriptedStepSource => ({
   toolCalls: [{ name: "exec_command", input: { command, ...extra } }],
 });
 
-const extraDirs: string[] = [];
-afterEach(async () => {
-  for (const dir of extraDirs.splice(0)) await rm(dir, { recursive: true, force: true });
-});
-async function extraDir(prefix: string): Promise<string> {
-  const dir = await realpath(await mkdtemp(join(tmpdir(), prefix)));
-  extraDirs.push(dir);
-  return dir;
-}
+const extraDir = extraTempDirs();
 
 function reports(events: readonly RunEvent[]) {
   return events.flatMap((event) => {

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach } from "vitest";
@@ -24,5 +24,21 @@ export function tempDirPerTest(prefix: string): TempDir {
       if (current === undefined) throw new Error("The temporary directory exists only while a test runs.");
       return current;
     },
+  };
+}
+
+/**
+ * Makes further temporary directories inside a test (each named after its prefix, returned by
+ * real path) and removes every one after the test.
+ */
+export function extraTempDirs(): (prefix: string) => Promise<string> {
+  const made: string[] = [];
+  afterEach(async () => {
+    for (const dir of made.splice(0)) await rm(dir, { recursive: true, force: true });
+  });
+  return async (prefix) => {
+    const dir = await realpath(await mkdtemp(join(tmpdir(), prefix)));
+    made.push(dir);
+    return dir;
   };
 }
