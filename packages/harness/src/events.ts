@@ -3,6 +3,7 @@ import type { ToolResult } from "./context.js";
 import type { JsonValue } from "./json.js";
 import type { AssistantMessage, ToolCall } from "./messages.js";
 import type { StopReason, Usage } from "./model.js";
+import type { DeclarationSource } from "./program.js";
 
 /**
  * Why a Run's final answer ended: `end` (the model finished), `max-tokens` (cut off at the
@@ -81,12 +82,16 @@ export type RunEvent =
       readonly kind: "tool-start";
       readonly toolCallId: string;
       readonly toolName: string;
+      /** Who contributed the tool: the agent, or a capability (`mcp:<server>`, `skills`, ...). */
+      readonly source: DeclarationSource;
       readonly input: JsonValue;
     })
   | (TurnScoped & {
       readonly kind: "tool-end";
       readonly toolCallId: string;
       readonly toolName: string;
+      /** Who contributed the tool; absent for a call to a tool the agent does not have. */
+      readonly source?: DeclarationSource;
       readonly result: ToolResult;
     })
   | (TurnScoped & { readonly kind: "turn-end" })

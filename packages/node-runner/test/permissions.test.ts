@@ -306,6 +306,7 @@ describe("the permission precedence table", () => {
           turn: 1,
           toolCallId: "call_1",
           toolName: "act",
+          source: { kind: "agent" },
           input: { path: "a.txt", lines: [1, 2] },
           readOnly,
         };

@@ -268,6 +268,7 @@ describe("a tool's admit", () => {
       runId: "r",
       turn: 1,
       toolCallId: "c",
+      source: { kind: "agent" },
       toolName: "apply_workspace_patch",
       input: { patch: "..." },
       readOnly: false,

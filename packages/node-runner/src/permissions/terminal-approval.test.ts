@@ -17,6 +17,7 @@ function request(overrides: Partial<ToolApprovalRequest> = {}): ToolApprovalRequ
     turn: 1,
     toolCallId: "call-1",
     toolName: "write_file",
+    source: { kind: "agent" },
     input: { path: "a.txt", content: "hello" },
     readOnly: false,
     description: "",

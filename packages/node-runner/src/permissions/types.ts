@@ -1,4 +1,4 @@
-import type { AgentIdentity, JsonValue } from "@castellan/harness";
+import type { AgentIdentity, DeclarationSource, JsonValue } from "@castellan/harness";
 
 /** How undecided tool calls are answered: by the tool's declared read-only trait. */
 export type PermissionPreset = "read-only" | "ask-on-write" | "full-access";
@@ -25,6 +25,11 @@ export interface ToolPermissionRequest {
   readonly turn: number;
   readonly toolCallId: string;
   readonly toolName: string;
+  /**
+   * Who contributed the tool: the agent itself, or a capability (`mcp:<server>` for an MCP
+   * server's tool, `skills`, `workspace`, ...). Classify a call by this, never by a name prefix.
+   */
+  readonly source: DeclarationSource;
   readonly input: JsonValue;
   /** The tool's declared trait; nothing is inferred from its name or description. */
   readonly readOnly: boolean;

@@ -87,7 +87,7 @@ export async function runToolBatch(
       if (index === groups.length - 1) {
         settled = receipts;
       } else if (receipts.length > 0) {
-        await save(journal, saving, receipts, receiptEvents(receipts));
+        await save(journal, saving, receipts, receiptEvents(session, receipts));
       }
     }
   } catch (error) {
@@ -101,7 +101,7 @@ export async function runToolBatch(
   if (signal.aborted) {
     await journal.commit(
       [...settled, { kind: "tool-batch-end", runId, turn, status: "discarded", reason: "The run was aborted." }],
-      receiptEvents(settled),
+      receiptEvents(session, settled),
     );
     return;
   }
@@ -115,13 +115,13 @@ export async function runToolBatch(
   };
   if (changes) {
     // Committed state is published (event and hooks) only once saved, so this append is waited for.
-    await journal.commit([...settled, end], receiptEvents(settled));
+    await journal.commit([...settled, end], receiptEvents(session, settled));
     await notifyStateChanged(session, journal, { runId, turn, source: "tool", changes });
     return;
   }
   // Nothing runs on the outcome until the next append, which is durable only after this one:
   // the Run goes on (the next model call) while this one syncs, and its events wait for it.
-  await journal.commitAhead([...settled, end], receiptEvents(settled));
+  await journal.commitAhead([...settled, end], receiptEvents(session, settled));
 }
 
 function save(
@@ -134,12 +134,13 @@ function save(
 }
 
 /** The `tool-end` events that report the receipts. */
-function receiptEvents(receipts: readonly SessionRecord[]): RunEvent[] {
+function receiptEvents(session: SessionContext, receipts: readonly SessionRecord[]): RunEvent[] {
   const events: RunEvent[] = [];
   for (const record of receipts) {
     if (record.kind !== "tool-end") continue;
     const { runId, turn, toolCallId, toolName, result } = record;
-    events.push({ kind: "tool-end", runId, turn, toolCallId, toolName, result });
+    const source = session.tools.get(toolName)?.entry.source;
+    events.push({ kind: "tool-end", runId, turn, toolCallId, toolName, ...(source ? { source } : {}), result });
   }
   return events;
 }
@@ -268,12 +269,13 @@ async function runGroup(
       journal,
       saving,
       runnable.map(({ call, input }) => ({ kind: "tool-start", runId, turn, toolCall: { ...call, input } })),
-      runnable.map(({ call, input }) => ({
+      runnable.map(({ call, input, tool }) => ({
         kind: "tool-start",
         runId,
         turn,
         toolCallId: call.id,
         toolName: call.name,
+        source: tool.entry.source,
         input,
       })),
     );
@@ -319,6 +321,7 @@ async function decide(
     turn,
     toolCallId: item.call.id,
     toolName: item.call.name,
+    source: item.tool.entry.source,
     input: item.input,
     readOnly: item.tool.tool.readOnly,
     ...(item.admission !== undefined ? { admission: item.admission } : {}),
