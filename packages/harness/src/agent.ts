@@ -3,6 +3,7 @@ import { DeclarationError } from "./errors.js";
 import { agentSections, type Instructions } from "./instructions.js";
 import { deepFreeze, findNonJson, type JsonValue } from "./json.js";
 import { isModelRuntime, type ModelBinding } from "./model.js";
+import { assertNoReservedKeys } from "./reserved-state.js";
 import type { SandboxDeclaration } from "./sandbox.js";
 import type { SkillDeclaration } from "./skill.js";
 import { isToolDeclaration, type ToolDeclaration } from "./tool.js";
@@ -74,6 +75,7 @@ export function defineAgent(id: string, definition: AgentDefinition): Agent {
   }
   const nonJson = findNonJson(state);
   if (nonJson) throw new DeclarationError(`${where}: state is not JSON at ${nonJson}.`);
+  assertNoReservedKeys(state as Readonly<Record<string, JsonValue>>, where);
   const sandbox = definition.sandbox;
   if (
     sandbox !== undefined &&

@@ -3,6 +3,7 @@ import { DeclarationError } from "./errors.js";
 import { assertSection, type CapabilitySection } from "./instructions.js";
 import { deepFreeze, findNonJson, type JsonValue } from "./json.js";
 import { type CapabilityHooks, capabilityHookNames } from "./lifecycle.js";
+import { assertNoReservedKeys, checkReservedState, reservedStateField } from "./reserved-state.js";
 import type { ResourceRequest } from "./resource.js";
 import type { SandboxDeclaration } from "./sandbox.js";
 import { isToolDeclaration, type ToolDeclaration } from "./tool.js";
@@ -63,6 +64,8 @@ export function defineCapability(definition: CapabilityDefinition): Capability {
   const state = definition.state ?? {};
   const nonJson = findNonJson(state);
   if (nonJson) throw new DeclarationError(`${where}: state is not JSON at ${nonJson}.`);
+  assertNoReservedKeys(state, where);
+  const reserved = checkReservedState((definition as { [reservedStateField]?: unknown })[reservedStateField], where);
   if (!isEnabledOption(definition.enabled)) {
     throw new DeclarationError(`${where}: enabled must be a boolean or a function of the turn context.`);
   }
@@ -87,5 +90,6 @@ export function defineCapability(definition: CapabilityDefinition): Capability {
     state: deepFreeze(structuredClone(state)),
     resources: Object.freeze([...resources]),
     hooks: Object.freeze({ ...hooks }),
+    [reservedStateField]: deepFreeze(structuredClone(reserved)),
   });
 }

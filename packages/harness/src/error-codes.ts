@@ -45,6 +45,7 @@ export const castellanErrorCodes = [
   "hook_invalid",
   "session_hook_failed",
   "state_invalid",
+  "state_key_reserved",
   // Using a Session
   "session_closed",
   "run_active",

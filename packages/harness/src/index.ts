@@ -94,6 +94,7 @@ export {
   projectTurn,
   renderSection,
 } from "./projection.js";
+export { isReservedStateKey, reservedStatePrefix } from "./reserved-state.js";
 export {
   type AcquireOptions,
   type BindingHandle,

@@ -4,6 +4,7 @@ import type { Enabled } from "./enabled.js";
 import { DeclarationError } from "./errors.js";
 import { agentSections, type Placement, type Section } from "./instructions.js";
 import type { JsonValue } from "./json.js";
+import { reservedStateField } from "./reserved-state.js";
 import type { ResourceRequest } from "./resource.js";
 import type { SandboxDeclaration } from "./sandbox.js";
 import type { ToolDeclaration } from "./tool.js";
@@ -45,8 +46,10 @@ export interface Program {
   readonly agent: Agent;
   readonly sections: readonly ProgramSection[];
   readonly tools: readonly ProgramTool[];
-  /** Every state key and its initial value: the agent's and its capabilities'. */
+  /** Every state key and its initial value: the agent's and its capabilities' (reserved keys included). */
   readonly initialState: Readonly<Record<string, JsonValue>>;
+  /** The reserved (`castellan.`) keys, each with the built-in capability that declares it: only its tools write it. */
+  readonly reservedState: Readonly<Record<string, DeclarationSource>>;
   readonly resources: readonly ProgramResource[];
   readonly sandbox?: { readonly declaration: SandboxDeclaration; readonly source: DeclarationSource };
 }
@@ -67,6 +70,7 @@ export function buildProgram(agent: Agent): Program {
   const toolOwners = new Map<string, DeclarationSource>();
   const initialState: Record<string, JsonValue> = {};
   const stateOwners = new Map<string, DeclarationSource>();
+  const reservedState: Record<string, DeclarationSource> = {};
   const resources: ProgramResource[] = [];
   let sandbox: Program["sandbox"];
 
@@ -141,6 +145,11 @@ export function buildProgram(agent: Agent): Program {
     }
     for (const tool of capability.tools) addTool(tool, source, capability);
     addState(capability.state, source);
+    const reserved = (capability as { [reservedStateField]?: Readonly<Record<string, JsonValue>> })[reservedStateField];
+    if (reserved) {
+      addState(reserved, source);
+      for (const key of Object.keys(reserved)) reservedState[key] = source;
+    }
     for (const request of capability.resources) resources.push(Object.freeze({ request, source }));
     setSandbox(capability.sandbox, source);
   }
@@ -150,6 +159,7 @@ export function buildProgram(agent: Agent): Program {
     sections: Object.freeze(sections),
     tools: Object.freeze(tools),
     initialState: Object.freeze(initialState),
+    reservedState: Object.freeze(reservedState),
     resources: Object.freeze(resources),
     ...(sandbox ? { sandbox } : {}),
   });

@@ -72,7 +72,7 @@ export type {
   TurnStartHook,
 } from "./plugins/types.js";
 export type { BuiltinPromptOverrides } from "./prompts/builtin-prompts.js";
-export { StateError } from "./run/batch-state.js";
+export { StateError, StateKeyReservedError } from "./run/batch-state.js";
 export { BeforeModelHookError } from "./run/before-model.js";
 export { CompactionError, type CompactionOutcome } from "./run/compaction.js";
 export { MaxTurnsError } from "./run/execute-run.js";

@@ -1,10 +1,44 @@
-import type { JsonValue, StateUpdate, StateView } from "@castellan/harness";
-import { CastellanError, deepFreeze, findNonJson } from "@castellan/harness";
+import type { DeclarationSource, JsonValue, StateUpdate, StateView } from "@castellan/harness";
+import { CastellanError, deepFreeze, findNonJson, isReservedStateKey } from "@castellan/harness";
 
 /** A state update names an undeclared key or holds a value that is not JSON. */
 export class StateError extends CastellanError {
   constructor(message: string) {
     super("state_invalid", message);
+  }
+}
+
+/** A write to a reserved (`castellan.`) state key by someone other than the built-in capability that owns it. */
+export class StateKeyReservedError extends CastellanError {
+  /** The key. */
+  readonly key: string;
+
+  constructor(key: string, where: string) {
+    super(
+      "state_key_reserved",
+      `${where}: state key "${key}" is reserved for Castellan's own capabilities; only the capability that declares it writes it.`,
+    );
+    this.key = key;
+  }
+}
+
+/** Refuses a patch naming a reserved key that `writer` (a tool's source, or the host) does not own. */
+export function assertReservedWriter(
+  patch: Readonly<Record<string, JsonValue>>,
+  owners: Readonly<Record<string, DeclarationSource>>,
+  writer: DeclarationSource | "host",
+  where: string,
+): void {
+  for (const key of Object.keys(patch)) {
+    if (!isReservedStateKey(key)) continue;
+    const owner = owners[key];
+    const owned =
+      owner !== undefined &&
+      writer !== "host" &&
+      writer.kind === "capability" &&
+      owner.kind === "capability" &&
+      owner.name === writer.name;
+    if (!owned) throw new StateKeyReservedError(key, where);
   }
 }
 
@@ -44,6 +78,7 @@ export class BatchState {
   constructor(
     private readonly committed: StateView,
     private readonly declared: Readonly<Record<string, JsonValue>>,
+    private readonly reserved: Readonly<Record<string, DeclarationSource>> = {},
   ) {}
 
   /** Committed state with this batch's writes over it. */
@@ -54,9 +89,17 @@ export class BatchState {
 
   private readonly byCall = new Map<string, Readonly<Record<string, JsonValue>>>();
 
-  update(update: StateUpdate, call: { readonly id: string; readonly name: string }): void {
+  update(
+    update: StateUpdate,
+    call: { readonly id: string; readonly name: string },
+    source: DeclarationSource = { kind: "agent" },
+  ): void {
     const patch = typeof update === "function" ? update(this.view) : update;
-    const admitted = admitStatePatch(patch, this.declared, `Tool "${call.name}" setState`);
+    const where = `Tool "${call.name}" setState`;
+    if (patch !== null && typeof patch === "object" && !Array.isArray(patch)) {
+      assertReservedWriter(patch as Readonly<Record<string, JsonValue>>, this.reserved, source, where);
+    }
+    const admitted = admitStatePatch(patch, this.declared, where);
     this.changes = Object.freeze({ ...this.changes, ...admitted });
     this.byCall.set(call.id, Object.freeze({ ...(this.byCall.get(call.id) ?? {}), ...admitted }));
     this.cached = undefined;

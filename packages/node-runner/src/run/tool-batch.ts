@@ -68,7 +68,7 @@ export async function runToolBatch(
   context: BatchContext,
 ): Promise<void> {
   const { runId, turn, signal } = context;
-  const batch = new BatchState(committedState(session), session.program.initialState);
+  const batch = new BatchState(committedState(session), session.program.initialState, session.program.reservedState);
   const active = session.history.activeRun;
   // A resumed batch keeps the writes of the calls that settled before the crash.
   if (context.resume) for (const changes of active?.batchWrites ?? []) batch.seed(changes);

@@ -35,7 +35,7 @@ export async function executeTool(
     get state() {
       return batch.view;
     },
-    setState: (update) => batch.update(update, item.call),
+    setState: (update) => batch.update(update, item.call, item.tool.entry.source),
     sandbox: session.sandbox,
     resources: resourcesOf(session, item),
     sessionId: session.sessionId,

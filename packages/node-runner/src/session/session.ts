@@ -12,7 +12,7 @@ import { ResourceError, SessionHookError, SessionStateError } from "../errors.js
 import type { UsageReport } from "../history/usage-ledger.js";
 import { selectModel } from "../models/session-model.js";
 import type { ToolApprovalAnswer } from "../permissions/types.js";
-import { admitStatePatch } from "../run/batch-state.js";
+import { admitStatePatch, assertReservedWriter } from "../run/batch-state.js";
 import { type CompactionOutcome, compactConversation } from "../run/compaction.js";
 import { executeRun, type RunMode } from "../run/execute-run.js";
 import { type Run, RunHandle } from "../run/run.js";
@@ -186,7 +186,9 @@ export class NodeSession implements Session {
     if (this.closing) return Promise.reject(new SessionStateError("session_closed", `Session "${this.id}" is closed.`));
     let changes: Readonly<Record<string, JsonValue>>;
     try {
-      changes = admitStatePatch({ [key]: value }, this.admitted.context.program.initialState, "session.setState");
+      const program = this.admitted.context.program;
+      assertReservedWriter({ [key]: value }, program.reservedState, "host", "session.setState");
+      changes = admitStatePatch({ [key]: value }, program.initialState, "session.setState");
     } catch (error) {
       return Promise.reject(error);
     }
