@@ -5,7 +5,7 @@ import { deepFreeze, findNonJson, type JsonValue } from "./json.js";
 import { isModelRuntime, type ModelBinding } from "./model.js";
 import { assertNoReservedKeys } from "./reserved-state.js";
 import type { SandboxDeclaration } from "./sandbox.js";
-import type { SkillDeclaration } from "./skill.js";
+import { checkSkillDeclarations, type SkillDeclaration } from "./skill.js";
 import { isToolDeclaration, type ToolDeclaration } from "./tool.js";
 
 /** The options of `defineAgent`. */
@@ -60,10 +60,7 @@ export function defineAgent(id: string, definition: AgentDefinition): Agent {
   if (!Array.isArray(capabilities) || !capabilities.every((item) => item?.kind === "capability")) {
     throw new DeclarationError(`${where}: capabilities must be an array of capability values.`);
   }
-  const skills = definition.skills ?? [];
-  if (!Array.isArray(skills) || !skills.every((skill) => typeof skill === "string" || skill?.kind === "skill")) {
-    throw new DeclarationError(`${where}: skills must be skill names or skill bindings.`);
-  }
+  const skills = checkSkillDeclarations(definition.skills, where);
   const params = definition.params ?? [];
   if (!Array.isArray(params) || !params.every((key) => typeof key === "string" && key.length > 0)) {
     throw new DeclarationError(`${where}: params must be an array of parameter names.`);

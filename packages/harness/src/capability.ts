@@ -6,6 +6,7 @@ import { type CapabilityHooks, capabilityHookNames } from "./lifecycle.js";
 import { assertNoReservedKeys, checkReservedState, reservedStateField } from "./reserved-state.js";
 import type { ResourceRequest } from "./resource.js";
 import type { SandboxDeclaration } from "./sandbox.js";
+import { checkSkillDeclarations, type SkillDeclaration } from "./skill.js";
 import { isToolDeclaration, type ToolDeclaration } from "./tool.js";
 
 /** The fields of a capability: a named bundle of tools, sections, state, resources and a sandbox. */
@@ -23,6 +24,8 @@ export interface CapabilityDefinition {
   readonly enabled?: Enabled;
   /** Lifecycle hooks, run for each Session of an agent that declares the capability. Default none. */
   readonly hooks?: CapabilityHooks;
+  /** Skills the capability offers (bindings, or names the host resolves); they hide with it. Default none. */
+  readonly skills?: readonly SkillDeclaration[];
 }
 
 /** A declared capability: a frozen value. */
@@ -33,6 +36,7 @@ export interface Capability extends CapabilityDefinition {
   readonly state: Readonly<Record<string, JsonValue>>;
   readonly resources: readonly ResourceRequest<any, any>[];
   readonly hooks: CapabilityHooks;
+  readonly skills: readonly SkillDeclaration[];
 }
 
 /** Declares a capability. Declaring acquires nothing. */
@@ -69,6 +73,7 @@ export function defineCapability(definition: CapabilityDefinition): Capability {
   if (!isEnabledOption(definition.enabled)) {
     throw new DeclarationError(`${where}: enabled must be a boolean or a function of the turn context.`);
   }
+  const skills = checkSkillDeclarations(definition.skills, where);
   const hooks = definition.hooks ?? {};
   if (hooks === null || typeof hooks !== "object" || Array.isArray(hooks)) {
     throw new DeclarationError(`${where}: hooks must be an object of { ${capabilityHookNames.join(", ")} }.`);
@@ -90,6 +95,7 @@ export function defineCapability(definition: CapabilityDefinition): Capability {
     state: deepFreeze(structuredClone(state)),
     resources: Object.freeze([...resources]),
     hooks: Object.freeze({ ...hooks }),
+    skills: Object.freeze([...skills]),
     [reservedStateField]: deepFreeze(structuredClone(reserved)),
   });
 }

@@ -82,6 +82,7 @@ export {
   type DeclarationSource,
   isEnabled,
   type Program,
+  type ProgramOptions,
   type ProgramResource,
   type ProgramSection,
   type ProgramTool,
@@ -106,7 +107,7 @@ export {
   resource,
 } from "./resource.js";
 export type { SandboxContribution, SandboxDeclaration, SandboxLease, SandboxOpenOptions } from "./sandbox.js";
-export type { SkillBinding, SkillDeclaration } from "./skill.js";
+export { assertSkillBinding, type SkillBinding, type SkillDeclaration, skillNamePattern } from "./skill.js";
 export {
   defineTool,
   type HostToolReference,

@@ -60,11 +60,22 @@ function describe(source: DeclarationSource): string {
   return source.kind === "agent" ? "the agent" : `capability "${source.name}"`;
 }
 
+/** What a Session adds to a declaration when it opens. */
+export interface ProgramOptions {
+  /**
+   * Tools a capability's resources found at acquisition (an MCP server's catalog), by
+   * capability name: each joins that capability after its declared tools. Default none.
+   */
+  readonly contributedTools?: ReadonlyMap<string, readonly ToolDeclaration[]>;
+  /** Capabilities the runtime adds after the agent's own (Castellan's internal skill tools). Default none. */
+  readonly internalCapabilities?: readonly Capability[];
+}
+
 /**
  * Flattens an agent and its capabilities into a Program. Fails with a DeclarationError on a
  * tool name, state key, capability name or sandbox declared twice.
  */
-export function buildProgram(agent: Agent): Program {
+export function buildProgram(agent: Agent, options: ProgramOptions = {}): Program {
   const sections: ProgramSection[] = [];
   const tools: ProgramTool[] = [];
   const toolOwners = new Map<string, DeclarationSource>();
@@ -123,7 +134,7 @@ export function buildProgram(agent: Agent): Program {
   setSandbox(agent.sandbox, agentSource);
 
   const capabilityNames = new Set<string>();
-  for (const capability of agent.capabilities) {
+  for (const capability of [...agent.capabilities, ...(options.internalCapabilities ?? [])]) {
     if (capabilityNames.has(capability.name)) {
       throw new DeclarationError(`Agent "${agent.id}": capability "${capability.name}" is declared twice.`);
     }
@@ -144,6 +155,7 @@ export function buildProgram(agent: Agent): Program {
       );
     }
     for (const tool of capability.tools) addTool(tool, source, capability);
+    for (const tool of options.contributedTools?.get(capability.name) ?? []) addTool(tool, source, capability);
     addState(capability.state, source);
     const reserved = (capability as { [reservedStateField]?: Readonly<Record<string, JsonValue>> })[reservedStateField];
     if (reserved) {

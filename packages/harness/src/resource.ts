@@ -1,10 +1,19 @@
 import { DeclarationError } from "./errors.js";
 import type { JsonObject } from "./json.js";
+import type { SkillBinding } from "./skill.js";
+import type { Tool } from "./tool.js";
 
 /** An acquired resource and how to release it. */
 export interface BindingLease<Value> {
   readonly value: Value;
   close(): Promise<void> | void;
+  /**
+   * Tools found at acquisition (an MCP server's catalog): they join the declaring capability for
+   * this Session, checked like declared ones before the first projection. Default none.
+   */
+  readonly tools?: readonly Tool[];
+  /** Skills found at acquisition (a directory's SKILL.md files): they join the capability likewise. Default none. */
+  readonly skills?: readonly SkillBinding[];
 }
 
 /** What acquisition is given. */

@@ -66,6 +66,7 @@ export type {
   SessionEndInfo,
   SessionStartHook,
   SessionStartInfo,
+  SkillResolver,
   StateChange,
   StateChangedHook,
   TurnInfo,
@@ -85,12 +86,12 @@ export {
   type NodeRunnerOptions,
 } from "./runner/create-node-runner.js";
 export { SandboxWorkerMissingError, SandboxWorkerStoppedError } from "./sandbox-worker/errors.js";
-export { SkillsUnavailableError } from "./session/admission.js";
 export type {
   InspectedCompaction,
   InspectedDeclaration,
   InspectedProjection,
   InspectedSection,
+  InspectedSkill,
   InspectedTool,
   InspectedTurn,
   ProjectionChanges,
@@ -101,5 +102,6 @@ export type { InterruptedRun, PendingApproval, UnsettledCall } from "./session/i
 export { type OpenSessionOptions, openSession } from "./session/open-session.js";
 export type { RunInput, RunOptions, Session } from "./session/session.js";
 export type { HarnessContextBudget, RunLimits } from "./session/session-context.js";
+export * from "./skills/index.js";
 export * from "./store/index.js";
 export * from "./workspace/index.js";

@@ -14,7 +14,15 @@ import { isDeepFrozen, latch, tempDirPerTest, writeAndWaitTool } from "./support
 
 const temp = tempDirPerTest("castellan-inspection-");
 
-const noChanges = { toolsShown: [], toolsHidden: [], sectionsAdded: [], sectionsRemoved: [], sectionsChanged: [] };
+const noSkillChanges = { skillsShown: [], skillsHidden: [], skillsActivated: [] };
+const noChanges = {
+  toolsShown: [],
+  toolsHidden: [],
+  sectionsAdded: [],
+  sectionsRemoved: [],
+  sectionsChanged: [],
+  ...noSkillChanges,
+};
 
 function sectionsOf(projection: { sections: readonly { id: string; text: string }[] }): [string, string][] {
   return projection.sections.map((section) => [section.id, section.text]);
@@ -92,6 +100,7 @@ describe("session.inspect()", () => {
             text: "Acting for account acme.",
           },
         ],
+        skills: [],
       });
       expect(opened.turns).toEqual([]);
       expect(opened.current).toMatchObject(opened.initial);
@@ -207,6 +216,7 @@ describe("session.inspect()", () => {
         sectionsAdded: ["capability:notes:rules", "capability:notes:turn"],
         sectionsRemoved: ["agent:extra"],
         sectionsChanged: ["agent:phase"],
+        ...noSkillChanges,
       });
       expect(model.requests[1]?.context).toBe("## turn\n\nThis is turn 2.");
 
@@ -217,12 +227,14 @@ describe("session.inspect()", () => {
         sectionsAdded: ["agent:extra"],
         sectionsRemoved: ["capability:notes:rules", "capability:notes:turn"],
         sectionsChanged: ["agent:phase"],
+        ...noSkillChanges,
       });
       expect(sectionsOf(three!).map(([id]) => id)).not.toContain("capability:notes:rules");
 
       expect(inspection.current).toEqual({
         tools: three?.tools,
         sections: three?.sections,
+        skills: [],
         declaration: expect.anything(),
       });
       expect(inspection.droppedTurns).toBe(0);

@@ -11,6 +11,7 @@ import type {
   SandboxResolver,
   SessionEndHook,
   SessionStartHook,
+  SkillResolver,
   StateChangedHook,
   TurnStartHook,
 } from "./types.js";
@@ -24,6 +25,7 @@ export interface Registry {
   readonly store: SessionStore | undefined;
   readonly approval: ToolApprovalAdapter | undefined;
   readonly sandboxResolver: SandboxResolver | undefined;
+  readonly skillResolver: SkillResolver | undefined;
   readonly hooks: {
     readonly toolPermission: readonly ToolPermissionHook[];
     readonly beforeModel: readonly BeforeModelHook[];
@@ -55,6 +57,7 @@ export async function applyPlugins(plugins: readonly NodeRunnerPlugin[]): Promis
   let store: SessionStore | undefined;
   let approval: ToolApprovalAdapter | undefined;
   let sandboxResolver: SandboxResolver | undefined;
+  let skillResolver: SkillResolver | undefined;
   let open = true;
   let current = "";
 
@@ -110,6 +113,11 @@ export async function applyPlugins(plugins: readonly NodeRunnerPlugin[]): Promis
       if (approval) fail("an approval adapter is already registered; a Runner has one.");
       approval = adapter;
     }),
+    registerSkillResolver: guard((resolver: SkillResolver) => {
+      if (typeof resolver?.resolve !== "function") fail("registerSkillResolver needs { resolve(request) }.");
+      if (skillResolver) fail("a skill resolver is already registered; a Runner has one.");
+      skillResolver = resolver;
+    }),
     registerSandboxResolver: guard((resolver: SandboxResolver) => {
       if (typeof resolver?.open !== "function") fail("registerSandboxResolver needs { open(request) }.");
       if (sandboxResolver) fail("a sandbox resolver is already registered; a Runner has one.");
@@ -155,6 +163,7 @@ export async function applyPlugins(plugins: readonly NodeRunnerPlugin[]): Promis
     store,
     approval,
     sandboxResolver,
+    skillResolver,
     hooks: Object.freeze(hooks),
   });
 }

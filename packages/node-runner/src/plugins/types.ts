@@ -6,6 +6,7 @@ import type {
   SandboxLease,
   SessionEndHook,
   SessionStartHook,
+  SkillBinding,
   Tool,
   TurnStartHook,
 } from "@castellan/harness";
@@ -24,6 +25,18 @@ export interface ModelResolutionRequest {
 /** Resolves a model name to a connection for each request (e.g. for changing accounts). */
 export interface ModelResolver {
   resolve(request: ModelResolutionRequest): ModelRuntime | ModelBinding | Promise<ModelRuntime | ModelBinding>;
+}
+
+/**
+ * Resolves a skill declared by name, once per Session open, for names no direct binding or
+ * `skills()` capability provides. Undefined: the name is not known here (`skill_not_found`).
+ */
+export interface SkillResolver {
+  resolve(request: {
+    readonly name: string;
+    readonly sessionId: string;
+    readonly signal: AbortSignal;
+  }): Promise<SkillBinding | undefined> | SkillBinding | undefined;
 }
 
 /** Resolves a sandbox name declared as `sandbox: "name"` to a lease, once per Session. */
@@ -88,6 +101,8 @@ export interface NodeRunnerHost {
   registerApproval(adapter: ToolApprovalAdapter): void;
   /** Resolves `sandbox: "name"` declarations. At most one per Runner. */
   registerSandboxResolver(resolver: SandboxResolver): void;
+  /** Resolves skills declared by name (`skills: ["name"]`). At most one per Runner. */
+  registerSkillResolver(resolver: SkillResolver): void;
   readonly hooks: NodeRunnerHooks;
 }
 

@@ -5,6 +5,7 @@ import type { RunJournal } from "../journal/run-journal.js";
 import type { SessionModel } from "../models/session-model.js";
 import type { TurnInfo } from "../plugins/types.js";
 import { committedState, type Emit, projectSession, type SessionContext } from "../session/session-context.js";
+import { activateHostSkills } from "../skills/host-activation.js";
 import type { SessionRecord } from "../store/records.js";
 import { abortable } from "../util/abortable.js";
 import { BatchState } from "./batch-state.js";
@@ -37,6 +38,8 @@ export interface RunRequest {
   readonly budget: UsageBudget | undefined;
   /** The model of this Run: the Session's, or the one `RunOptions.model` chose. */
   readonly model: SessionModel;
+  /** Skills the host activates before the first projection. */
+  readonly activateSkills?: readonly string[];
 }
 
 /**
@@ -89,6 +92,9 @@ async function turnLoop(context: SessionContext, run: RunRequest, journal: RunJo
       emit({ kind: "turn-start", runId, turn });
       // Each step below is skipped, not awaited, when it has nothing to do: most turns.
       if (context.history.state.pending.length > 0) await applyQueuedHostState(context, journal, runId, turn);
+      if (turnsThisRun === 1 && run.activateSkills && run.activateSkills.length > 0) {
+        await activateHostSkills(context, journal, run, turn, run.activateSkills);
+      }
 
       const projection = projectSession(context, turn);
       context.inspection.observeProjection(projection, { runId, turn });

@@ -1,23 +1,27 @@
-import type { Agent, BindingHandle, JsonObject, Program, ResourceRequest, SandboxLease } from "@castellan/harness";
+import type {
+  Agent,
+  BindingHandle,
+  JsonObject,
+  Program,
+  ResourceRequest,
+  SandboxLease,
+  SkillBinding,
+  Tool,
+} from "@castellan/harness";
 import { buildProgram, CastellanError, resolveResourceSpec } from "@castellan/harness";
 import { SessionMismatchError } from "../errors.js";
 import { SessionHistory } from "../history/session-history.js";
 import { resolveSessionModel, type SessionModel, selectModel } from "../models/session-model.js";
 import type { Registry } from "../plugins/registry.js";
 import type { ResourceOwner } from "../resources/resource-owner.js";
+import { gatherSessionSkills, type SessionSkills } from "../skills/session-skills.js";
+import { skillsRuntimeCapability } from "../skills/skill-tools.js";
 import type { SessionRecord } from "../store/records.js";
 import type { SessionLog } from "../store/types.js";
 import { type BoundTool, bindTools } from "../tools/bind-tools.js";
 import { loadInputValidation } from "../tools/validate-input.js";
 import { admitParams, assertDeclaredParams, assertSameParams } from "./params.js";
 import type { HarnessContextBudget } from "./session-context.js";
-
-/** The agent declares skills, which need the skills capability this Runner does not have yet. */
-export class SkillsUnavailableError extends CastellanError {
-  constructor(agentId: string) {
-    super("skills_unavailable", `Agent "${agentId}" declares skills, but this Runner has no skill support configured.`);
-  }
-}
 
 /** What admission found and acquired: the checked history, the Program and what it is bound to. */
 export interface Admission {
@@ -32,6 +36,8 @@ export interface Admission {
   readonly sandbox: SandboxLease | undefined;
   readonly resources: ReadonlyMap<ResourceRequest<unknown, unknown>, unknown>;
   readonly capabilityResources: ReadonlyMap<string, readonly BindingHandle[]>;
+  /** The Session's skills; undefined when it has none. */
+  readonly skills: SessionSkills | undefined;
 }
 
 /**
@@ -69,19 +75,19 @@ export async function admit(request: {
   }
   assertDeclaredParams(params, agent);
 
-  const program = buildProgram(agent);
+  let program = buildProgram(agent);
   if (program.tools.length > 0) await loadInputValidation();
-  const tools = bindTools(program, registry);
+  let tools = bindTools(program, registry);
   const model = resolveSessionModel(agent, registry);
   const compactionModel =
     request.contextBudget.model === undefined
       ? undefined
       : selectModel(request.contextBudget.model, registry, "contextBudget.model names model");
-  if (agent.skills.length > 0) throw new SkillsUnavailableError(agent.id);
-
   const sandbox = await acquireSandbox(program, registry, owner, { sessionId, signal, params });
   const resources = new Map<ResourceRequest<unknown, unknown>, unknown>();
   const capabilityResources = new Map<string, BindingHandle[]>();
+  const leasedTools = new Map<string, Tool[]>();
+  const leasedSkills = new Map<string, SkillBinding[]>();
   for (const { request: resourceRequest, source } of program.resources) {
     const label = `${resourceRequest.binding.name} resource of ${source.kind === "agent" ? "the agent" : `capability "${source.name}"`}`;
     const spec = resolveResourceSpec(resourceRequest.spec, params);
@@ -90,6 +96,9 @@ export async function admit(request: {
     );
     resources.set(resourceRequest, lease.value);
     if (source.kind === "capability") {
+      if (lease.tools?.length) leasedTools.set(source.name, [...(leasedTools.get(source.name) ?? []), ...lease.tools]);
+      if (lease.skills?.length)
+        leasedSkills.set(source.name, [...(leasedSkills.get(source.name) ?? []), ...lease.skills]);
       const handle: BindingHandle = Object.freeze({
         kind: resourceRequest.binding.name,
         request: resourceRequest,
@@ -100,6 +109,22 @@ export async function admit(request: {
       handles.push(handle);
       capabilityResources.set(source.name, handles);
     }
+  }
+  const skills = await gatherSessionSkills({
+    agent,
+    leased: leasedSkills,
+    resolver: registry.skillResolver,
+    sessionId,
+    signal,
+  });
+  if (skills || leasedTools.size > 0) {
+    // What the Session found joins its declaration: checked and bound like declared tools.
+    program = buildProgram(agent, {
+      contributedTools: leasedTools,
+      ...(skills ? { internalCapabilities: [skillsRuntimeCapability(skills)] } : {}),
+    });
+    await loadInputValidation();
+    tools = bindTools(program, registry);
   }
   return {
     history,
@@ -112,6 +137,7 @@ export async function admit(request: {
     sandbox,
     resources,
     capabilityResources: new Map([...capabilityResources].map(([name, handles]) => [name, Object.freeze(handles)])),
+    skills,
   };
 }
 

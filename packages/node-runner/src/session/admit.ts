@@ -137,6 +137,7 @@ export async function admitSession(request: AdmissionRequest): Promise<AdmittedS
       limits: request.limits,
       contextBudget: request.contextBudget,
       builtinPrompts: request.builtinPrompts,
+      skills: admitted.skills,
       inspection: {
         observeProjection: (projection, at) => inspection.observe(projection, at),
         observeModel: (model) => {

@@ -20,10 +20,19 @@ export interface InspectedTool {
   readonly readOnly: boolean;
 }
 
+/** A skill visible in a projection: its declaring source and whether it is active (its saved text projected). */
+export interface InspectedSkill {
+  readonly name: string;
+  readonly source: DeclarationSource;
+  readonly active: boolean;
+}
+
 /** One projection: what the model was shown before `beforeModel` hooks. */
 export interface InspectedProjection {
   readonly tools: readonly InspectedTool[];
   readonly sections: readonly InspectedSection[];
+  /** The visible skills; empty for a Session without skills. An inactive skill's body never appears. */
+  readonly skills: readonly InspectedSkill[];
 }
 
 /** What changed from the projection before. */
@@ -33,6 +42,12 @@ export interface ProjectionChanges {
   readonly sectionsAdded: readonly string[];
   readonly sectionsRemoved: readonly string[];
   readonly sectionsChanged: readonly string[];
+  /** Skills visible now that were not. */
+  readonly skillsShown: readonly string[];
+  /** Skills that were visible and are not now. */
+  readonly skillsHidden: readonly string[];
+  /** Skills active now that were not. */
+  readonly skillsActivated: readonly string[];
 }
 
 /** A projection observed for a turn. Entries are observations: a resumed Run can observe a turn again. */
@@ -179,7 +194,7 @@ export class InspectionRecorder {
     },
     compaction: InspectedCompaction,
   ): SessionInspection {
-    const empty: InspectedProjection = { tools: [], sections: [] };
+    const empty: InspectedProjection = { tools: [], sections: [], skills: [] };
     const current = this.latest ?? empty;
     return deepFreeze({
       sessionId,
@@ -209,12 +224,26 @@ export class InspectionRecorder {
         order,
         text,
       })),
+      skills: skillsOf(projection).map(({ name, source, active }) => ({ name, source, active })),
     });
   }
 }
 
+function skillsOf(projection: Projection): readonly InspectedSkill[] {
+  return (projection as { readonly skills?: readonly InspectedSkill[] }).skills ?? [];
+}
+
 function sameProjection(view: InspectedProjection, projection: Projection): boolean {
   if (view.tools.length !== projection.tools.length || view.sections.length !== projection.sections.length) {
+    return false;
+  }
+  const skills = skillsOf(projection);
+  if (
+    view.skills.length !== skills.length ||
+    !skills.every(
+      (skill, index) => view.skills[index]?.name === skill.name && view.skills[index]?.active === skill.active,
+    )
+  ) {
     return false;
   }
   return (
@@ -232,6 +261,9 @@ const noChanges: ProjectionChanges = deepFreeze({
   sectionsAdded: [],
   sectionsRemoved: [],
   sectionsChanged: [],
+  skillsShown: [],
+  skillsHidden: [],
+  skillsActivated: [],
 });
 
 function diff(before: InspectedProjection, after: InspectedProjection): ProjectionChanges {
@@ -239,6 +271,7 @@ function diff(before: InspectedProjection, after: InspectedProjection): Projecti
   const afterTools = new Set(after.tools.map((tool) => tool.name));
   const beforeSections = new Map(before.sections.map((section) => [section.id, section.text]));
   const afterSections = new Map(after.sections.map((section) => [section.id, section.text]));
+  const beforeSkills = new Map(before.skills.map((skill) => [skill.name, skill.active]));
   return deepFreeze({
     toolsShown: [...afterTools].filter((name) => !beforeTools.has(name)),
     toolsHidden: [...beforeTools].filter((name) => !afterTools.has(name)),
@@ -247,5 +280,10 @@ function diff(before: InspectedProjection, after: InspectedProjection): Projecti
     sectionsChanged: [...afterSections]
       .filter(([id, text]) => beforeSections.has(id) && beforeSections.get(id) !== text)
       .map(([id]) => id),
+    skillsShown: after.skills.filter((skill) => !beforeSkills.has(skill.name)).map((skill) => skill.name),
+    skillsHidden: [...beforeSkills.keys()].filter((name) => !after.skills.some((skill) => skill.name === name)),
+    skillsActivated: after.skills
+      .filter((skill) => skill.active && beforeSkills.get(skill.name) !== true)
+      .map((skill) => skill.name),
   });
 }

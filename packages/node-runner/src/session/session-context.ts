@@ -17,6 +17,8 @@ import type { SessionModel } from "../models/session-model.js";
 import type { PermissionPolicy } from "../permissions/decide.js";
 import type { BeforeModelHook, StateChangedHook, TurnStartHook } from "../plugins/types.js";
 import { type BuiltinPromptOverrides, overriddenSectionText } from "../prompts/builtin-prompts.js";
+import { type ProjectedSkill, projectSkills } from "../skills/projection.js";
+import type { SessionSkills } from "../skills/session-skills.js";
 import type { BoundTool } from "../tools/bind-tools.js";
 
 export type { Emit } from "../journal/session-journal.js";
@@ -66,6 +68,8 @@ export interface SessionContext {
   readonly contextBudget: HarnessContextBudget;
   /** The host's replacements of built-in sections; empty for none. */
   readonly builtinPrompts: BuiltinPromptOverrides;
+  /** The Session's skills; undefined when it has none. */
+  readonly skills: SessionSkills | undefined;
   readonly inspection: InspectionObserver;
 }
 
@@ -132,12 +136,17 @@ export function turnContext(context: SessionContext, turn: number): TurnContext 
  * Projects the Program for a turn with the Session's bindings: a `hostTool` reference is
  * visible only when the registered tool's own `enabled` agrees.
  */
-export function projectSession(context: SessionContext, turn: number): Projection {
-  return projectTurn(context.program, turnContext(context, turn), {
+export function projectSession(
+  context: SessionContext,
+  turn: number,
+): Projection & { readonly skills?: readonly ProjectedSkill[] } {
+  const ctx = turnContext(context, turn);
+  const projection = projectTurn(context.program, ctx, {
     sectionText: (section) => overriddenSectionText(context.builtinPrompts, section),
     implementationEnabled: (tool) => {
       const bound = context.tools.get(tool.name);
       return bound?.kind === "local" ? bound.tool.enabled : undefined;
     },
   });
+  return context.skills ? projectSkills(projection, context.skills, ctx) : projection;
 }

@@ -8,7 +8,7 @@ import type {
   Tool,
 } from "@castellan/harness";
 import { CastellanError, isContentBlock } from "@castellan/harness";
-import { ResourceError, SessionHookError, SessionStateError } from "../errors.js";
+import { InvalidOptionsError, ResourceError, SessionHookError, SessionStateError } from "../errors.js";
 import type { UsageReport } from "../history/usage-ledger.js";
 import { selectModel } from "../models/session-model.js";
 import type { ToolApprovalAnswer } from "../permissions/types.js";
@@ -34,6 +34,13 @@ export interface RunOptions {
    * it never falls back to the declared model. Default: the agent's declared model.
    */
   readonly model?: string | ModelBinding;
+  /**
+   * Skills to activate before the Run's first projection (as `activate_skill` would, recorded
+   * with source `host`). A skill unknown or hidden in that turn ends the Run with
+   * `skill_not_available`, a failing load with `skill_load_failed`, before the model is asked.
+   * Default: none.
+   */
+  readonly activateSkills?: readonly string[];
 }
 
 /** Options of `session.resume`. */
@@ -284,6 +291,10 @@ export class NodeSession implements Session {
     const signal = signals.length === 1 ? (signals[0] as AbortSignal) : AbortSignal.any(signals);
     const budget =
       options.budget === undefined ? this.options.budget : checkUsageBudget(options.budget, "RunOptions.budget");
+    const activate = options.activateSkills;
+    if (activate !== undefined && (!Array.isArray(activate) || !activate.every((name) => typeof name === "string"))) {
+      throw new InvalidOptionsError("RunOptions.activateSkills must be an array of skill names.");
+    }
     const context = this.admitted.context;
     const model =
       options.model === undefined
@@ -294,7 +305,19 @@ export class NodeSession implements Session {
       runId,
       async (emit, joined) => {
         try {
-          return await executeRun(context, { runId, mode, signal, joined, budget, model }, emit);
+          return await executeRun(
+            context,
+            {
+              runId,
+              mode,
+              signal,
+              joined,
+              budget,
+              model,
+              ...(options.activateSkills ? { activateSkills: options.activateSkills } : {}),
+            },
+            emit,
+          );
         } finally {
           // Cleared before `result` settles, so whoever awaits it can start the next Run at once.
           if (this.active === active) this.active = undefined;
