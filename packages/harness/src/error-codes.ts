@@ -74,6 +74,13 @@ export const castellanErrorCodes = [
   "sandbox_worker_missing",
   // The workspace capability
   "workspace_options_invalid",
+  // MCP servers
+  "mcp_start_failed",
+  "mcp_catalog_too_large",
+  "mcp_tool_not_found",
+  "mcp_tool_name_collision",
+  "mcp_tool_schema_invalid",
+  "mcp_url_refused",
   // Approval adapters
   "approval_aborted",
   "approval_closed",

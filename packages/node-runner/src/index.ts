@@ -36,6 +36,7 @@ export {
 export { unrecordedOutcome } from "./history/session-history.js";
 export type { StateWrite } from "./history/state-fold.js";
 export type { UsageEntry, UsageReport, UsageTotals } from "./history/usage-ledger.js";
+export * from "./mcp/index.js";
 export { type PermissionOutcome, presetDecision } from "./permissions/decide.js";
 export {
   TerminalApprovalError,

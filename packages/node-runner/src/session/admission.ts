@@ -8,9 +8,10 @@ import type {
   SkillBinding,
   Tool,
 } from "@castellan/harness";
-import { buildProgram, CastellanError, resolveResourceSpec } from "@castellan/harness";
+import { buildProgram, CastellanError, DeclarationError, resolveResourceSpec } from "@castellan/harness";
 import { SessionMismatchError } from "../errors.js";
 import { SessionHistory } from "../history/session-history.js";
+import { McpToolNameCollisionError } from "../mcp/errors.js";
 import { resolveSessionModel, type SessionModel, selectModel } from "../models/session-model.js";
 import type { Registry } from "../plugins/registry.js";
 import type { ResourceOwner } from "../resources/resource-owner.js";
@@ -19,6 +20,7 @@ import { skillsRuntimeCapability } from "../skills/skill-tools.js";
 import type { SessionRecord } from "../store/records.js";
 import type { SessionLog } from "../store/types.js";
 import { type BoundTool, bindTools } from "../tools/bind-tools.js";
+import { toolOriginOf } from "../tools/tool-origins.js";
 import { loadInputValidation } from "../tools/validate-input.js";
 import { admitParams, assertDeclaredParams, assertSameParams } from "./params.js";
 import type { HarnessContextBudget } from "./session-context.js";
@@ -117,6 +119,7 @@ export async function admit(request: {
     sessionId,
     signal,
   });
+  if (leasedTools.size > 0) checkFoundToolNames(program, leasedTools);
   if (skills || leasedTools.size > 0) {
     // What the Session found joins its declaration: checked and bound like declared tools.
     program = buildProgram(agent, {
@@ -165,4 +168,30 @@ async function acquireSandbox(
   return await owner.acquire(`sandbox "${declaration}"`, () =>
     resolver.open({ specifier: declaration, sessionId, signal }),
   );
+}
+
+/** Refuses a found tool whose name another tool of the Program has, naming both originals. */
+function checkFoundToolNames(program: Program, found: ReadonlyMap<string, readonly Tool[]>): void {
+  const seen = new Map<string, string>();
+  for (const tool of program.tools) {
+    seen.set(
+      tool.name,
+      toolOriginOf(tool.declaration) ??
+        `tool "${tool.name}" of ${tool.source.kind === "agent" ? "the agent" : `capability "${tool.source.name}"`}`,
+    );
+  }
+  for (const [capability, tools] of found) {
+    for (const tool of tools) {
+      const origin = toolOriginOf(tool) ?? `tool "${tool.name}" of capability "${capability}"`;
+      const other = seen.get(tool.name);
+      if (other !== undefined) {
+        if (toolOriginOf(tool) !== undefined || other.startsWith("server "))
+          throw new McpToolNameCollisionError(tool.name, other, origin);
+        throw new DeclarationError(
+          `Tool "${tool.name}" is found by capability "${capability}" but ${other} has the name.`,
+        );
+      }
+      seen.set(tool.name, origin);
+    }
+  }
 }

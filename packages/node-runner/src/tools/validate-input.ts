@@ -47,3 +47,17 @@ export function compileInputValidator(tool: Tool): InputValidator {
     return ajv.errorsText(check.errors, { dataVar: "input" });
   };
 }
+
+/**
+ * Validates `value` against a JSON Schema given at run time (not a tool's): undefined when it
+ * fits, a message when not. Call `loadInputValidation` first.
+ */
+export function validateAgainst(schema: object, value: unknown): string | undefined {
+  const ajv = engine;
+  if (!ajv) throw new Error("validateAgainst was called before loadInputValidation resolved.");
+  const validate = ajv.compile(schema);
+  if (validate(value)) return undefined;
+  return (validate.errors ?? [])
+    .map((error) => `${error.instancePath || "the value"} ${error.message ?? "is invalid"}`)
+    .join("; ");
+}

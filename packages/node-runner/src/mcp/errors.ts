@@ -1,0 +1,56 @@
+import { CastellanError } from "@castellan/harness";
+
+/** The MCP server did not start: it could not be spawned, exited, failed `initialize`, or did not answer in time. */
+export class McpStartError extends CastellanError {
+  readonly serverName: string;
+
+  constructor(serverName: string, message: string, options?: { cause?: unknown }) {
+    super("mcp_start_failed", message, options);
+    this.serverName = serverName;
+  }
+}
+
+/** The server's tool catalog is more than 100 pages or 1,000 tools. */
+export class McpCatalogTooLargeError extends CastellanError {
+  constructor(serverName: string, message: string) {
+    super("mcp_catalog_too_large", `MCP server "${serverName}": ${message}`);
+  }
+}
+
+/** `tools` or `readOnlyTools` names a tool the server (or the exposed set) does not have. */
+export class McpToolNotFoundError extends CastellanError {
+  readonly toolName: string;
+
+  constructor(serverName: string, toolName: string, message: string) {
+    super("mcp_tool_not_found", `MCP server "${serverName}": ${message}`);
+    this.toolName = toolName;
+  }
+}
+
+/** Two tools of the Program have one name after an MCP tool's name was mapped. */
+export class McpToolNameCollisionError extends CastellanError {
+  constructor(name: string, first: string, second: string) {
+    super("mcp_tool_name_collision", `Two tools would both be named "${name}": ${first} and ${second}.`);
+  }
+}
+
+/** A server tool's `inputSchema` does not compile. */
+export class McpToolSchemaInvalidError extends CastellanError {
+  constructor(serverName: string, toolName: string, detail: string, options?: { cause?: unknown }) {
+    super(
+      "mcp_tool_schema_invalid",
+      `MCP server "${serverName}": the input schema of tool "${toolName}" does not compile: ${detail}`,
+      options,
+    );
+  }
+}
+
+/** A Streamable HTTP server URL that is neither `https:` nor `http:` on loopback. */
+export class McpUrlRefusedError extends CastellanError {
+  constructor(url: string, reason: string) {
+    super(
+      "mcp_url_refused",
+      `The MCP server URL ${url} is refused: ${reason}. Use https:, or http: on 127.0.0.0/8, [::1] or localhost.`,
+    );
+  }
+}
