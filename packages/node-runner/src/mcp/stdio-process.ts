@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { guardGroup, unguardGroup } from "../commands/supervisor/exit-guard.js";
@@ -27,7 +27,8 @@ export class StdioServerProcess implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: <T extends JSONRPCMessage>(message: T) => void;
 
-  readonly #readBuffer = new ReadBuffer();
+  /** Bytes of stdout after the last complete line. */
+  #pending = Buffer.alloc(0);
   #child: ChildProcess | undefined;
   #stderr = Buffer.alloc(0);
   #exit: ServerExit | undefined;
@@ -89,19 +90,23 @@ export class StdioServerProcess implements Transport {
         } else this.onerror?.(error);
       });
       child.once("spawn", () => resolve());
+      // One JSON-RPC message a line.
       child.stdout?.on("data", (chunk: Buffer) => {
-        this.#readBuffer.append(chunk);
-        for (;;) {
-          let message: JSONRPCMessage | null;
+        let buffer = this.#pending.length === 0 ? chunk : Buffer.concat([this.#pending, chunk]);
+        for (let newline = buffer.indexOf(10); newline !== -1; newline = buffer.indexOf(10)) {
+          const line = buffer.subarray(0, newline).toString("utf8").replace(/\r$/, "");
+          buffer = buffer.subarray(newline + 1);
+          if (line.trim() === "") continue;
+          let message: JSONRPCMessage;
           try {
-            message = this.#readBuffer.readMessage();
+            message = deserializeMessage(line);
           } catch (error) {
             this.onerror?.(error as Error);
             continue;
           }
-          if (message === null) break;
           this.onmessage?.(message);
         }
+        this.#pending = Buffer.from(buffer);
       });
       child.stderr?.on("data", (chunk: Buffer) => {
         const joined = Buffer.concat([this.#stderr, chunk]);
