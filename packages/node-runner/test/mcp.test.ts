@@ -195,6 +195,20 @@ describe("mcp() with server-everything over stdio", () => {
   );
 
   it(
+    "sends answer content that does not fit the requested schema back as a JSON-RPC error",
+    async () => {
+      const s = await runner({
+        steps: [call("mcp__everything__trigger-elicitation-request")],
+        capabilities: [everything({ elicitation: async () => ({ action: "accept", content: { name: 42 } }) })],
+      });
+      const { ends } = await runOnce(s);
+      expect(ends[0]?.text).toContain("does not fit the requested schema");
+      expect(ends[0]?.text).not.toContain('"name": 42');
+    },
+    slow,
+  );
+
+  it(
     "passes the core environment only: HOME and PATH, no test secret or provider key; a secretKeys value reads [redacted] in the result, the events and the log",
     async () => {
       process.env.CASTELLAN_TEST_SECRET_TOKEN = "castellan-secret-value";
