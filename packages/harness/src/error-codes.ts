@@ -81,6 +81,10 @@ export const castellanErrorCodes = [
   "mcp_tool_name_collision",
   "mcp_tool_schema_invalid",
   "mcp_url_refused",
+  // Task lists
+  "task_store_locked",
+  "task_store_conflict",
+  "task_store_corrupt",
   // Approval adapters
   "approval_aborted",
   "approval_closed",

@@ -106,3 +106,4 @@ export type { HarnessContextBudget, RunLimits } from "./session/session-context.
 export * from "./skills/index.js";
 export * from "./store/index.js";
 export * from "./workspace/index.js";
+export * from "./tasks/index.js";
