@@ -55,6 +55,7 @@ export const castellanErrorCodes = [
   "state_key_reserved",
   // Using a Session
   "session_closed",
+  "input_duplicate",
   "run_active",
   "run_ended",
   "nothing_to_resume",

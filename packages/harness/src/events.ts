@@ -58,7 +58,13 @@ interface TurnScoped extends RunScoped {
  * one event vocabulary (docs/events.md), shared with session log records.
  */
 export type RunEvent =
-  | (RunScoped & { readonly kind: "run-start"; readonly sessionId: string; readonly input: readonly ContentBlock[] })
+  | (RunScoped & {
+      readonly kind: "run-start";
+      readonly sessionId: string;
+      readonly input: readonly ContentBlock[];
+      /** The host's identity for this input (`run(input, { inputId })`), when it gave one. */
+      readonly inputId?: string;
+    })
   | (TurnScoped & { readonly kind: "turn-start" })
   | (TurnScoped & { readonly kind: "assistant-text-delta"; readonly text: string })
   | (TurnScoped & { readonly kind: "assistant-thinking-delta"; readonly text: string })
@@ -100,7 +106,7 @@ export type RunEvent =
       readonly source: "host" | "tool";
       readonly changes: Readonly<Record<string, JsonValue>>;
     })
-  | (RunScoped & { readonly kind: "run-input"; readonly input: readonly ContentBlock[] })
+  | (RunScoped & { readonly kind: "run-input"; readonly input: readonly ContentBlock[]; readonly inputId?: string })
   | (RunScoped & { readonly kind: "run-resume" })
   | (RunScoped & {
       readonly kind: "run-interrupted";

@@ -140,3 +140,13 @@ export class ToolExecutionHostError extends CastellanError {
     this.toolCallId = options.toolCallId;
   }
 }
+
+/** An input identity (`run(input, { inputId })`, `run.join`) already in the Session's history. */
+export class InputDuplicateError extends CastellanError {
+  readonly inputId: string;
+
+  constructor(inputId: string, sessionId: string) {
+    super("input_duplicate", `Session "${sessionId}" already has input ${JSON.stringify(inputId)}; nothing was saved.`);
+    this.inputId = inputId;
+  }
+}

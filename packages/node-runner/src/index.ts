@@ -18,6 +18,7 @@ export {
 export * from "./commands/index.js";
 export {
   AbortedError,
+  InputDuplicateError,
   InvalidOptionsError,
   ModelCallError,
   ModelResolutionError,
@@ -78,7 +79,7 @@ export { StateError, StateKeyReservedError } from "./run/batch-state.js";
 export { BeforeModelHookError } from "./run/before-model.js";
 export { CompactionError, type CompactionOutcome } from "./run/compaction.js";
 export { MaxTurnsError } from "./run/execute-run.js";
-export type { Run } from "./run/run.js";
+export type { JoinOptions, Run } from "./run/run.js";
 export { BudgetExceededError, type UsageBudget } from "./run/usage-budget.js";
 export {
   type CreateSessionOptions,
@@ -105,5 +106,5 @@ export type { RunInput, RunOptions, Session } from "./session/session.js";
 export type { HarnessContextBudget, RunLimits } from "./session/session-context.js";
 export * from "./skills/index.js";
 export * from "./store/index.js";
-export * from "./workspace/index.js";
 export * from "./tasks/index.js";
+export * from "./workspace/index.js";

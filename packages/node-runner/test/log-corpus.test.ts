@@ -155,6 +155,25 @@ describe("the frozen log corpus", () => {
     expect(JSON.stringify(result)).toContain("tagged v1.2.0");
   });
 
+  it("input-ids.jsonl: the saved input identities refuse a duplicate, before anything is saved", async () => {
+    const { session, path, before } = await openCopy("input-ids.jsonl", [{ text: "fresh" }]);
+    try {
+      expect(() => session.run("Again.", { inputId: "host/first" })).toThrow(
+        expect.objectContaining({ code: "input_duplicate" }),
+      );
+      expect(() => session.run("Again.", { inputId: "host/joined" })).toThrow(
+        expect.objectContaining({ code: "input_duplicate" }),
+      );
+      expect(await sha256(path)).toBe(before);
+      const run = session.run("New.", { inputId: "host/second" });
+      const events = [];
+      for await (const event of run) events.push(event);
+      expect(events.find((event) => event.kind === "run-start")).toMatchObject({ inputId: "host/second" });
+    } finally {
+      await session.close();
+    }
+  });
+
   it("holds every field, and every status, that the writer produces today", async () => {
     const live = join(temp.path, "live");
     await writeCorpus(live);

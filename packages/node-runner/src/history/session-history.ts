@@ -42,6 +42,7 @@ export interface ActiveRunFacts {
  */
 export interface HistoryView {
   readonly opening: SessionOpenRecord | undefined;
+  readonly inputIds: ReadonlySet<string>;
   /** What the model is sent: a compaction summary, if any, then the messages after it. */
   readonly messages: readonly Message[];
   readonly estimatedTokens: number;
@@ -71,6 +72,8 @@ export class SessionHistory implements HistoryView {
   lastStopReason: StopReason | undefined;
   /** How many Runs were started. */
   runCount = 0;
+  /** Every input identity the saved inputs carry (`run(input, { inputId })`, `join`). */
+  readonly inputIds = new Set<string>();
   compactions = 0;
   /** The Run without a saved `run-end`, if any. */
   activeRun: ActiveRunFacts | undefined;
@@ -101,11 +104,13 @@ export class SessionHistory implements HistoryView {
         this.lastRunId = record.runId;
         this.activeRun = { runId: record.runId, turn: 0, batchOpen: false, batchWrites: [] };
         this.push({ role: "user", content: record.input });
+        if (record.inputId !== undefined) this.inputIds.add(record.inputId);
         return;
       case "run-input":
         this.expectActive(record.runId, position);
         this.settleUnrecorded();
         this.push({ role: "user", content: record.input });
+        if (record.inputId !== undefined) this.inputIds.add(record.inputId);
         return;
       case "run-resume":
         if (this.abortedRun?.runId === record.runId && !this.activeRun) {

@@ -26,7 +26,7 @@ export class MaxTurnsError extends CastellanError {
 
 /** How a Run begins: with new input, or by resuming the interrupted Run under its own id. */
 export type RunMode =
-  | { readonly kind: "new"; readonly input: readonly ContentBlock[] }
+  | { readonly kind: "new"; readonly input: readonly ContentBlock[]; readonly inputId?: string }
   | { readonly kind: "resume"; readonly retryIdempotent: boolean };
 
 /** What one Run is given. */
@@ -175,7 +175,10 @@ async function begin(context: SessionContext, run: RunRequest, journal: RunJourn
   const { history } = context;
   if (mode.kind === "new") {
     const interrupted = settleInterrupted(context);
-    const records: SessionRecord[] = [...(interrupted?.records ?? []), { kind: "run-start", runId, input: mode.input }];
+    const records: SessionRecord[] = [
+      ...(interrupted?.records ?? []),
+      { kind: "run-start", runId, input: mode.input, ...(mode.inputId !== undefined ? { inputId: mode.inputId } : {}) },
+    ];
     const events: RunEvent[] = [];
     if (interrupted?.interruptedRunId !== undefined) {
       events.push({
@@ -185,7 +188,13 @@ async function begin(context: SessionContext, run: RunRequest, journal: RunJourn
         toolCalls: interrupted.toolCalls,
       });
     }
-    events.push({ kind: "run-start", runId, sessionId: context.sessionId, input: mode.input });
+    events.push({
+      kind: "run-start",
+      runId,
+      sessionId: context.sessionId,
+      input: mode.input,
+      ...(mode.inputId !== undefined ? { inputId: mode.inputId } : {}),
+    });
     await journal.commit(records, events);
     return 0;
   }
@@ -289,8 +298,18 @@ async function takeJoined(journal: RunJournal, run: RunRequest): Promise<boolean
   if (joined.length === 0) return false;
   try {
     await journal.commit(
-      joined.map(({ input }) => ({ kind: "run-input", runId: run.runId, input })),
-      joined.map(({ input }) => ({ kind: "run-input", runId: run.runId, input })),
+      joined.map(({ input, inputId }) => ({
+        kind: "run-input",
+        runId: run.runId,
+        input,
+        ...(inputId !== undefined ? { inputId } : {}),
+      })),
+      joined.map(({ input, inputId }) => ({
+        kind: "run-input",
+        runId: run.runId,
+        input,
+        ...(inputId !== undefined ? { inputId } : {}),
+      })),
     );
   } catch (error) {
     for (const entry of joined) entry.reject(error);

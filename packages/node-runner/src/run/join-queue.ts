@@ -3,6 +3,7 @@ import { SessionStateError } from "../errors.js";
 
 interface Joined {
   readonly input: readonly ContentBlock[];
+  readonly inputId?: string;
   readonly resolve: () => void;
   readonly reject: (error: unknown) => void;
 }
@@ -13,9 +14,16 @@ export class JoinQueue {
   private closedWith: unknown;
 
   /** Queues input; resolves once the Run has saved it, rejects if the Run ends first. */
-  push(input: readonly ContentBlock[]): Promise<void> {
+  push(input: readonly ContentBlock[], inputId?: string): Promise<void> {
     if (this.closedWith !== undefined) return Promise.reject(this.closedWith);
-    return new Promise<void>((resolve, reject) => this.queue.push({ input, resolve, reject }));
+    return new Promise<void>((resolve, reject) =>
+      this.queue.push({ input, ...(inputId !== undefined ? { inputId } : {}), resolve, reject }),
+    );
+  }
+
+  /** True when a queued input carries `inputId`. */
+  holds(inputId: string): boolean {
+    return this.queue.some((entry) => entry.inputId === inputId);
   }
 
   get size(): number {

@@ -15,7 +15,17 @@ export interface Run extends AsyncIterable<RunEvent> {
    * boundary (after the current tool batch, or instead of ending). Resolves once saved;
    * rejects with `run_ended` when the Run ends first. Joining does not abort a batch.
    */
-  join(input: string | readonly ContentBlock[]): Promise<void>;
+  join(input: string | readonly ContentBlock[], options?: JoinOptions): Promise<void>;
+}
+
+/** Options of `run.join`. */
+export interface JoinOptions {
+  /**
+   * The host's identity for this input: an opaque string of 1-256 characters, saved with it and
+   * shown on its `run-input` event. An id already in the Session's history (or queued) is
+   * refused with `input_duplicate` before anything is saved. Default: none.
+   */
+  readonly inputId?: string;
 }
 
 /** The Runner's side of a Run: where the loop reports. */
@@ -29,6 +39,7 @@ export class RunHandle implements Run {
     id: string,
     execution: (emit: (event: RunEvent) => void, joined: JoinQueue) => Promise<RunResult>,
     private readonly normalize: (input: string | readonly ContentBlock[]) => readonly ContentBlock[],
+    private readonly checkInputId: (inputId: unknown, queued: JoinQueue) => void = () => undefined,
   ) {
     this.id = id;
     this.result = execution((event) => this.channel.push(event), this.joined).finally(() => this.channel.end());
@@ -36,14 +47,15 @@ export class RunHandle implements Run {
     this.result.catch(() => undefined);
   }
 
-  join(input: string | readonly ContentBlock[]): Promise<void> {
+  join(input: string | readonly ContentBlock[], options: JoinOptions = {}): Promise<void> {
     let content: readonly ContentBlock[];
     try {
       content = this.normalize(input);
+      if (options.inputId !== undefined) this.checkInputId(options.inputId, this.joined);
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.joined.push(content);
+    return this.joined.push(content, options.inputId);
   }
 
   [Symbol.asyncIterator](): AsyncIterator<RunEvent> {

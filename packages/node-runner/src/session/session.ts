@@ -8,7 +8,13 @@ import type {
   Tool,
 } from "@castellan/harness";
 import { CastellanError, isContentBlock } from "@castellan/harness";
-import { InvalidOptionsError, ResourceError, SessionHookError, SessionStateError } from "../errors.js";
+import {
+  InputDuplicateError,
+  InvalidOptionsError,
+  ResourceError,
+  SessionHookError,
+  SessionStateError,
+} from "../errors.js";
 import type { UsageReport } from "../history/usage-ledger.js";
 import { selectModel } from "../models/session-model.js";
 import type { ToolApprovalAnswer } from "../permissions/types.js";
@@ -41,6 +47,12 @@ export interface RunOptions {
    * Default: none.
    */
   readonly activateSkills?: readonly string[];
+  /**
+   * The host's identity for this input: an opaque string of 1-256 characters, saved with the
+   * input and shown on `run-start`. An id already in the Session's history is refused with
+   * `input_duplicate` before anything is saved. Default: none.
+   */
+  readonly inputId?: string;
 }
 
 /** Options of `session.resume`. */
@@ -136,7 +148,23 @@ export class NodeSession implements Session {
 
   run(input: RunInput, options: RunOptions = {}): Run {
     this.assertIdle();
-    return this.start(crypto.randomUUID(), { kind: "new", input: normalizeInput(input) }, options);
+    const content = normalizeInput(input);
+    if (options.inputId !== undefined) this.checkInputId(options.inputId);
+    return this.start(
+      crypto.randomUUID(),
+      { kind: "new", input: content, ...(options.inputId !== undefined ? { inputId: options.inputId } : {}) },
+      options,
+    );
+  }
+
+  /** Refuses a malformed input id, or one already in history or queued (`input_duplicate`), before anything is saved. */
+  private checkInputId(inputId: unknown, queued?: { holds(inputId: string): boolean }): void {
+    if (typeof inputId !== "string" || inputId.length < 1 || inputId.length > 256) {
+      throw new InvalidOptionsError("inputId must be a string of 1-256 characters.");
+    }
+    if (this.admitted.history.inputIds.has(inputId) || queued?.holds(inputId)) {
+      throw new InputDuplicateError(inputId, this.id);
+    }
   }
 
   interruptedRun(): InterruptedRun | undefined {
@@ -324,6 +352,12 @@ export class NodeSession implements Session {
         }
       },
       normalizeInput,
+      (inputId, queued) => {
+        // The Run's own input may not be saved yet: its id is taken all the same.
+        if (mode.kind === "new" && typeof inputId === "string" && inputId === mode.inputId)
+          throw new InputDuplicateError(inputId, this.id);
+        this.checkInputId(inputId, queued);
+      },
     );
     active = run.result;
     this.active = active;

@@ -28,6 +28,8 @@ export interface RunStartRecord {
   readonly kind: "run-start";
   readonly runId: string;
   readonly input: readonly ContentBlock[];
+  /** The host's identity for the input, unique in the Session. */
+  readonly inputId?: string;
 }
 
 /** The model's complete answer in one turn, with its opaque provider blocks. */
@@ -84,6 +86,8 @@ export interface RunInputRecord {
   readonly kind: "run-input";
   readonly runId: string;
   readonly input: readonly ContentBlock[];
+  /** The host's identity for the input, unique in the Session. */
+  readonly inputId?: string;
 }
 
 /** An interrupted Run was explicitly resumed under the same id. */

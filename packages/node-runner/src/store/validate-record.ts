@@ -31,8 +31,20 @@ function checkSessionOpen(record: Fields): string | undefined {
   );
 }
 
+function checkInputId(record: Fields): string | undefined {
+  const id = record.inputId;
+  if (id === undefined) return undefined;
+  return typeof id === "string" && id.length >= 1 && id.length <= 256
+    ? undefined
+    : '"inputId" is not a string of 1-256 characters';
+}
+
 function checkRunStart(record: Fields): string | undefined {
-  return missingString(record, "runId") ?? (Array.isArray(record.input) ? undefined : '"input" is not an array');
+  return (
+    missingString(record, "runId") ??
+    (Array.isArray(record.input) ? undefined : '"input" is not an array') ??
+    checkInputId(record)
+  );
 }
 
 function checkAssistantMessage(record: Fields): string | undefined {
@@ -113,7 +125,11 @@ function checkTurnScoped(record: Fields): string | undefined {
 }
 
 function checkRunInput(record: Fields): string | undefined {
-  return checkRunScoped(record) ?? (Array.isArray(record.input) ? undefined : '"input" is not an array');
+  return (
+    checkRunScoped(record) ??
+    (Array.isArray(record.input) ? undefined : '"input" is not an array') ??
+    checkInputId(record)
+  );
 }
 
 function checkToolBatchStart(record: Fields): string | undefined {
