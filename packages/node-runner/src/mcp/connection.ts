@@ -1,5 +1,5 @@
 import { fileURLToPath } from "node:url";
-import type { AgentIdentity, JsonObject, ToolResult } from "@castellan/harness";
+import type { JsonObject, ToolContext, ToolResult } from "@castellan/harness";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ElicitRequestSchema, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
@@ -33,14 +33,7 @@ export const catalogLimits = { pages: 100, tools: 1_000 } as const;
 const startFailureStderrBytes = 4_096;
 
 /** The call a server request (elicitation) belongs to. */
-interface CallScope {
-  readonly sessionId: string;
-  readonly runId: string;
-  readonly toolCallId: string;
-  readonly toolName: string;
-  readonly agent: AgentIdentity;
-  readonly signal: AbortSignal;
-}
+type CallScope = Pick<ToolContext, "sessionId" | "runId" | "toolCallId" | "toolName" | "agent" | "signal">;
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
