@@ -82,6 +82,12 @@ export const castellanErrorCodes = [
   "mcp_tool_name_collision",
   "mcp_tool_schema_invalid",
   "mcp_url_refused",
+  // Goals
+  "goal_settlement_obsolete",
+  "goal_conflict",
+  "goal_store_locked",
+  "goal_store_corrupt",
+  "goal_invalid",
   // Task lists
   "task_store_locked",
   "task_store_conflict",

@@ -108,3 +108,4 @@ export * from "./skills/index.js";
 export * from "./store/index.js";
 export * from "./tasks/index.js";
 export * from "./workspace/index.js";
+export * from "./goals/index.js";

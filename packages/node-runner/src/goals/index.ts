@@ -1,0 +1,9 @@
+export {
+  GoalConflictError,
+  GoalInvalidError,
+  GoalSettlementObsoleteError,
+  GoalStoreCorruptError,
+  GoalStoreLockedError,
+} from "./errors.js";
+export { createFileGoalStore, goalLimits } from "./file-goal-store.js";
+export type { Goal, GoalControl, GoalPort, GoalSettlement, GoalStatus, GoalStore } from "./types.js";
