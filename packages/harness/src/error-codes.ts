@@ -88,6 +88,7 @@ export const castellanErrorCodes = [
   "goal_store_locked",
   "goal_store_corrupt",
   "goal_invalid",
+  "goal_store_failed",
   // Task lists
   "task_store_locked",
   "task_store_conflict",

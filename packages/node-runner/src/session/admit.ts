@@ -4,6 +4,7 @@ import type {
   BindingHandle,
   CapabilityHooks,
   CapabilityScope,
+  JsonValue,
   SandboxLease,
   SessionEndHook,
   SessionEndInfo,
@@ -22,6 +23,7 @@ import { ResourceOwner } from "../resources/resource-owner.js";
 import { type SessionOpenRecord, sessionLogFormatVersion } from "../store/records.js";
 import type { SessionLog } from "../store/types.js";
 import { abortable } from "../util/abortable.js";
+import { queueReservedStateField } from "../util/reserved-state-queue.js";
 import { admit } from "./admission.js";
 import { InspectionRecorder } from "./inspection.js";
 import { type HarnessContextBudget, projectSession, type RunLimits, type SessionContext } from "./session-context.js";
@@ -87,7 +89,17 @@ export async function admitSession(request: AdmissionRequest): Promise<AdmittedS
       signal: signal ?? new AbortController().signal,
     });
     const { history, params, program, tools } = admitted;
-    const scopes = capabilityScopes(admitted.capabilityResources, admitted.sandbox?.sandbox);
+    // Built-in capabilities queue their reserved keys through the host-write queue (internal).
+    const queueReserved = (capabilityName: string, changes: Readonly<Record<string, JsonValue>>) => {
+      for (const key of Object.keys(changes)) {
+        const owner = program.reservedState[key];
+        if (owner?.kind !== "capability" || owner.name !== capabilityName) {
+          throw new Error(`Capability "${capabilityName}" does not own the reserved state key "${key}".`);
+        }
+      }
+      return journal.commit([{ kind: "state-queued", changes: structuredClone(changes) }]);
+    };
+    const scopes = capabilityScopes(admitted.capabilityResources, admitted.sandbox?.sandbox, queueReserved);
     const opening: SessionOpenRecord | undefined = admitted.created
       ? { kind: "session-open", formatVersion: sessionLogFormatVersion, sessionId, agentId: agent.id, params }
       : undefined;
@@ -182,12 +194,18 @@ export async function admitSession(request: AdmissionRequest): Promise<AdmittedS
 
 const noResources: readonly BindingHandle[] = Object.freeze([]);
 
-/** Each capability's scope: its own acquired resources and the Session's sandbox value. */
+/** Each capability's scope: its own acquired resources and the Session's sandbox value (and, internally, its reserved-state queue). */
 function capabilityScopes(
   resources: ReadonlyMap<string, readonly BindingHandle[]>,
   sandbox: unknown,
+  queueReserved: (capabilityName: string, changes: Readonly<Record<string, JsonValue>>) => Promise<void>,
 ): (name: string) => CapabilityScope {
-  return (name) => Object.freeze({ resources: resources.get(name) ?? noResources, sandbox });
+  return (name) =>
+    Object.freeze({
+      resources: resources.get(name) ?? noResources,
+      sandbox,
+      [queueReservedStateField]: (changes: Readonly<Record<string, JsonValue>>) => queueReserved(name, changes),
+    });
 }
 
 /** The hooks of one kind the agent's capabilities declare, in declaration order, each with its owner and scope. */
