@@ -34,6 +34,7 @@ export {
   ToolBindingError,
   ToolExecutionHostError,
 } from "./errors.js";
+export * from "./goals/index.js";
 export { unrecordedOutcome } from "./history/session-history.js";
 export type { StateWrite } from "./history/state-fold.js";
 export type { UsageEntry, UsageReport, UsageTotals } from "./history/usage-ledger.js";
@@ -108,4 +109,3 @@ export * from "./skills/index.js";
 export * from "./store/index.js";
 export * from "./tasks/index.js";
 export * from "./workspace/index.js";
-export * from "./goals/index.js";
