@@ -82,6 +82,8 @@ export const castellanErrorCodes = [
   "mcp_tool_name_collision",
   "mcp_tool_schema_invalid",
   "mcp_url_refused",
+  // Child agents
+  "child_grant_unknown",
   // Goals
   "goal_settlement_obsolete",
   "goal_conflict",

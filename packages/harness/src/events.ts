@@ -109,6 +109,14 @@ export type RunEvent =
   | (RunScoped & { readonly kind: "run-input"; readonly input: readonly ContentBlock[]; readonly inputId?: string })
   | (RunScoped & { readonly kind: "run-resume" })
   | (RunScoped & {
+      readonly kind: "child-event";
+      /** The delegating call of this Run. */
+      readonly toolCallId: string;
+      readonly childSessionId: string;
+      /** The child Run's event, as its own Run yielded it. */
+      readonly event: RunEvent;
+    })
+  | (RunScoped & {
       readonly kind: "run-interrupted";
       /** The earlier Run that stopped without settling, now settled as interrupted. */
       readonly interruptedRunId: string;

@@ -15,6 +15,7 @@ export {
   type InstructionsFileOptions,
   instructionsFile,
 } from "./capabilities/instructions-file.js";
+export * from "./children/index.js";
 export * from "./commands/index.js";
 export {
   AbortedError,

@@ -1,5 +1,6 @@
 import type { JsonValue, RunEvent, StopReason, Tool, ToolCall, ToolResult } from "@castellan/harness";
 import { frozenJsonCopy } from "@castellan/harness";
+import { isChildAgentTool } from "../children/child-tools.js";
 import { type OpenCall, unrecordedOutcome } from "../history/session-history.js";
 import type { RunJournal } from "../journal/run-journal.js";
 import { askApproval, decidePermission, type PermissionOutcome, type PermissionPolicy } from "../permissions/decide.js";
@@ -162,6 +163,14 @@ function prepare(session: SessionContext, call: ToolCall, context: BatchContext)
   if (open?.started && !rerunnable) {
     return { call, settled: errorResult(unrecordedOutcome) };
   }
+  if (bound?.kind === "local" && isChildAgentTool(bound.tool) && session.child && session.child.remainingDepth <= 0) {
+    return {
+      call,
+      settled: errorResult(
+        `child_depth_exceeded: "${call.name}" would open a delegation level past this call's maxDepth; do the task here, with the tools you have.`,
+      ),
+    };
+  }
   if (!bound || !context.visible.has(call.name)) {
     const names = [...context.visible].join(", ") || "none";
     return {
@@ -281,7 +290,7 @@ async function runGroup(
     );
     await Promise.all(
       runnable.map((item) =>
-        executeTool(session, item, context, batch).then((result) => {
+        executeTool(session, item, context, batch, journal.emit).then((result) => {
           results.set(item.call.id, result);
         }),
       ),
@@ -324,6 +333,7 @@ async function decide(
     source: item.tool.entry.source,
     input: item.input,
     readOnly: item.tool.tool.readOnly,
+    ...(session.child ? { parent: session.child.parent } : {}),
     ...(item.admission !== undefined ? { admission: item.admission } : {}),
   };
   // A person is asked only once the request is durable, so it outlives this process.

@@ -1,5 +1,7 @@
-import type { BindingHandle, JsonValue, ToolCall, ToolContext, ToolResult } from "@castellan/harness";
+import type { BindingHandle, JsonValue, RunEvent, ToolCall, ToolContext, ToolResult } from "@castellan/harness";
 import { CastellanError } from "@castellan/harness";
+import { childAgentSpecOf } from "../children/child-tools.js";
+import { runChildAgent } from "../children/run-child.js";
 import { ToolExecutionHostError } from "../errors.js";
 import { type SessionContext, turnContext } from "../session/session-context.js";
 import type { BoundTool } from "../tools/bind-tools.js";
@@ -24,8 +26,18 @@ export async function executeTool(
   item: ToolExecution,
   context: { readonly runId: string; readonly turn: number; readonly signal: AbortSignal },
   batch: BatchState,
+  emit?: (event: RunEvent) => void,
 ): Promise<ToolResult> {
   const { runId, turn, signal } = context;
+  const child = childAgentSpecOf(item.tool.tool);
+  // A child agent runs on this Runner: drained (its Run settled, its resources released) before the call settles.
+  if (child)
+    return await runChildAgent(
+      session,
+      child,
+      { runId, toolCallId: item.call.id, toolName: item.call.name, input: item.input, signal },
+      emit,
+    );
   const base = turnContext(session, turn);
   const ctx: ToolContext = {
     turn,

@@ -16,7 +16,7 @@ import { AbortedError, SessionHookError } from "../errors.js";
 import type { HistoryView } from "../history/session-history.js";
 import { SessionJournal } from "../journal/session-journal.js";
 import type { BoundModel } from "../models/bound-model.js";
-import type { PermissionPreset } from "../permissions/types.js";
+import type { ParentToolCall, PermissionPreset } from "../permissions/types.js";
 import type { Registry } from "../plugins/registry.js";
 import type { BuiltinPromptOverrides } from "../prompts/builtin-prompts.js";
 import { ResourceOwner } from "../resources/resource-owner.js";
@@ -41,6 +41,16 @@ export interface AdmissionRequest {
   readonly contextBudget: HarnessContextBudget;
   readonly builtinPrompts: BuiltinPromptOverrides;
   readonly signal: AbortSignal | undefined;
+  /** Set for a child agent's Session: the delegating call, the granted tools, and the delegation levels left. */
+  readonly child?: ChildScope;
+}
+
+/** What a child Session is opened under. */
+export interface ChildScope {
+  readonly parent: ParentToolCall;
+  readonly grants: ReadonlySet<string>;
+  /** How many more delegation levels this Session may open (0: its own child tools are hidden). */
+  readonly remainingDepth: number;
 }
 
 /** An admitted Session: what its Runs are given, and what closing it must release. */
@@ -150,6 +160,9 @@ export async function admitSession(request: AdmissionRequest): Promise<AdmittedS
       contextBudget: request.contextBudget,
       builtinPrompts: request.builtinPrompts,
       skills: admitted.skills,
+      registry,
+      preset: request.preset,
+      ...(request.child ? { child: request.child } : {}),
       inspection: {
         observeProjection: (projection, at) => inspection.observe(projection, at),
         observeModel: (model) => {

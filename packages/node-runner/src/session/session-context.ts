@@ -10,16 +10,20 @@ import type {
   TurnContext,
 } from "@castellan/harness";
 import { projectTurn, ResourcePendingError } from "@castellan/harness";
+import { isChildAgentTool } from "../children/child-tools.js";
 import type { HistoryView } from "../history/session-history.js";
 import type { SessionJournal } from "../journal/session-journal.js";
 import type { BoundModel } from "../models/bound-model.js";
 import type { SessionModel } from "../models/session-model.js";
 import type { PermissionPolicy } from "../permissions/decide.js";
+import type { PermissionPreset } from "../permissions/types.js";
+import type { Registry } from "../plugins/registry.js";
 import type { BeforeModelHook, StateChangedHook, TurnStartHook } from "../plugins/types.js";
 import { type BuiltinPromptOverrides, overriddenSectionText } from "../prompts/builtin-prompts.js";
 import { type ProjectedSkill, projectSkills } from "../skills/projection.js";
 import type { SessionSkills } from "../skills/session-skills.js";
 import type { BoundTool } from "../tools/bind-tools.js";
+import type { ChildScope } from "./admit.js";
 
 export type { Emit } from "../journal/session-journal.js";
 
@@ -70,6 +74,12 @@ export interface SessionContext {
   readonly builtinPrompts: BuiltinPromptOverrides;
   /** The Session's skills; undefined when it has none. */
   readonly skills: SessionSkills | undefined;
+  /** The Runner's registrations (child agent Sessions open on them). */
+  readonly registry: Registry;
+  /** The permission preset child Sessions inherit. */
+  readonly preset: PermissionPreset | undefined;
+  /** Set for a child agent's Session. */
+  readonly child?: ChildScope;
   readonly inspection: InspectionObserver;
 }
 
@@ -141,12 +151,23 @@ export function projectSession(
   turn: number,
 ): Projection & { readonly skills?: readonly ProjectedSkill[] } {
   const ctx = turnContext(context, turn);
-  const projection = projectTurn(context.program, ctx, {
+  const projected = projectTurn(context.program, ctx, {
     sectionText: (section) => overriddenSectionText(context.builtinPrompts, section),
     implementationEnabled: (tool) => {
       const bound = context.tools.get(tool.name);
       return bound?.kind === "local" ? bound.tool.enabled : undefined;
     },
   });
+  const projection = context.child ? withinGrants(projected, context.child) : projected;
   return context.skills ? projectSkills(projection, context.skills, ctx) : projection;
+}
+
+/** A child's projection: only its granted tools, and no child-agent tool once no delegation level is left. */
+function withinGrants(projection: Projection, child: ChildScope): Projection {
+  const tools = projection.tools.filter(
+    (tool) => child.grants.has(tool.name) && !(child.remainingDepth <= 0 && isChildAgentTool(tool.declaration)),
+  );
+  return tools.length === projection.tools.length
+    ? projection
+    : Object.freeze({ ...projection, tools: Object.freeze(tools) });
 }

@@ -1,0 +1,32 @@
+import type { Agent, JsonObject, Tool, ToolDeclaration } from "@castellan/harness";
+
+/** What a child-agent tool runs: its child, grants and bounds. */
+export interface ChildAgentSpec {
+  readonly child: Agent;
+  readonly toolGrants: readonly string[];
+  readonly maxTurns: number;
+  readonly maxDepth: number;
+  readonly maxDurationMs: number;
+  readonly maxResultBytes: number;
+  readonly params: JsonObject | ((parentParams: JsonObject) => JsonObject) | undefined;
+}
+
+// The Runner runs a child-agent tool itself (it opens a Session on its own registrations); the
+// tool value only carries what to run. Internal.
+const specs = new WeakMap<object, ChildAgentSpec>();
+
+/** Marks `tool` as the child-agent tool of `spec`. */
+export function withChildAgentSpec<T extends Tool>(tool: T, spec: ChildAgentSpec): T {
+  specs.set(tool, spec);
+  return tool;
+}
+
+/** The spec of a child-agent tool, if `tool` is one. */
+export function childAgentSpecOf(tool: ToolDeclaration | Tool): ChildAgentSpec | undefined {
+  return specs.get(tool);
+}
+
+/** True for a child-agent tool. */
+export function isChildAgentTool(tool: ToolDeclaration | Tool): boolean {
+  return specs.has(tool);
+}
