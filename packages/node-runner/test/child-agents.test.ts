@@ -2,7 +2,14 @@
 // tools, the parent's permissions with `parent` on each request, child events inside the call,
 // the report (completed, max_turns, timeout, truncated), delegation depth, and the child saved
 // in the parent's store under its own id.
-import { defineAgent, defineTool, type RunEvent } from "@castellan/harness";
+import {
+  type BindingKind,
+  defineAgent,
+  defineCapability,
+  defineTool,
+  type RunEvent,
+  resource,
+} from "@castellan/harness";
 import { type ScriptedStepSource, scriptedModel } from "@castellan/models/testing";
 import { describe, expect, it } from "vitest";
 import {
@@ -182,6 +189,76 @@ describe("childAgent()", () => {
       status: "completed",
       text: "grandchild done",
     });
+  });
+
+  it("acquires the child's resources once per call, releases them when the call ends, and drains the child on a parent abort", async () => {
+    const log: string[] = [];
+    const kind: BindingKind<string, string> = {
+      name: "spy",
+      acquire: async (spec, { sessionId }) => {
+        log.push(`acquire ${sessionId}`);
+        return { value: spec, close: () => void log.push(`release ${sessionId}`) };
+      },
+    };
+    const spied = defineAgent("test.spied", {
+      model: scriptedModel([{ toolCalls: [{ name: "slow", input: {} }] }, { text: "late" }]),
+      tools: [slow],
+      capabilities: [defineCapability({ name: "spy", resources: [resource(kind, "x")] })],
+    });
+    const model = scriptedModel([
+      { toolCalls: [{ id: "d1", name: "agent_test_spied", input: { task: "wait" } }] },
+      { text: "parent done" },
+    ]);
+    const runner = await createNodeRunner({
+      agent: defineAgent("test.parent-abort", { model, capabilities: [childAgent(spied, { toolGrants: ["slow"] })] }),
+      permissions: "full-access",
+    });
+    try {
+      const session = await runner.createSession({ id: "pa" });
+      const controller = new AbortController();
+      const run = session.run("delegate", { signal: controller.signal });
+      const events: RunEvent[] = [];
+      const done = (async () => {
+        for await (const event of run) {
+          events.push(event);
+          if (event.kind === "child-event" && event.event.kind === "tool-start") controller.abort();
+        }
+      })();
+      await expect(run.result).rejects.toMatchObject({ code: "run_aborted" });
+      await done;
+      expect(log).toEqual(["acquire pa/child/d1", "release pa/child/d1"]);
+      const childEnd = events.findLast((event) => event.kind === "child-event" && event.event.kind === "run-end");
+      expect(childEnd).toBeDefined();
+      await session.close();
+    } finally {
+      await runner.close();
+    }
+  });
+
+  it("binds a named child model from the Runner's registrations", async () => {
+    const named = defineAgent("test.named", { model: "child/model", tools: [look] });
+    const model = scriptedModel([
+      { toolCalls: [{ id: "d1", name: "agent_test_named", input: { task: "hi" } }] },
+      { text: "parent done" },
+    ]);
+    const runner = await createNodeRunner({
+      agent: defineAgent("test.parent-named", { model, capabilities: [childAgent(named, { toolGrants: ["look"] })] }),
+      permissions: "full-access",
+      plugins: [
+        plugin("test.models", (host) =>
+          host.registerModel("child/model", scriptedModel([{ text: "from the named model" }])),
+        ),
+      ],
+    });
+    try {
+      const session = await runner.createSession();
+      const { events } = await drain(session.run("delegate"));
+      const end = events.find((event): event is Extract<RunEvent, { kind: "tool-end" }> => event.kind === "tool-end");
+      expect(JSON.parse(textOf(end?.result))).toMatchObject({ status: "completed", text: "from the named model" });
+      await session.close();
+    } finally {
+      await runner.close();
+    }
   });
 
   it("reports an unknown grant (child_grant_unknown)", async () => {
