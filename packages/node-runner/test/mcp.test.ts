@@ -254,6 +254,39 @@ describe("mcp() with server-everything over stdio", () => {
   );
 });
 
+describe("mcp() options from params", () => {
+  it(
+    "evaluates command, args and environment.set from the Session's params at open, redacting a secret given so",
+    async () => {
+      const model = scriptedModel([call("mcp__params__get-env"), { text: "done" }]);
+      const agent = defineAgent("test.mcp-params", {
+        model,
+        params: ["entry", "token"],
+        capabilities: [
+          mcp({
+            serverName: "params",
+            transport: "stdio",
+            command: () => process.execPath,
+            args: (params) => [String(params.entry), "stdio"],
+            environment: { inherit: "core", set: (params) => ({ SERVICE_SECRET: String(params.token) }) },
+            secretKeys: ["SERVICE_SECRET"],
+          }),
+        ],
+      });
+      const created = await createNodeRunner({ agent, permissions: "full-access" });
+      cleanups.push(() => created.close());
+      const session = cleanups.closeLater(
+        await created.createSession({ params: { entry: everythingEntry, token: "params-secret-123" } }),
+      );
+      const { events } = await drain(session.run("go"));
+      const env = JSON.parse(toolEnds(events)[0]?.text ?? "{}") as Record<string, string>;
+      expect(env.SERVICE_SECRET).toBe("[redacted]");
+      expect(JSON.stringify(events)).not.toContain("params-secret-123");
+    },
+    slow,
+  );
+});
+
 describe("mcp() with server-filesystem", () => {
   const filesystem = (root: string, extra: Partial<McpOptions> = {}) =>
     mcp({
