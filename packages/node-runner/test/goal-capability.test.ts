@@ -2,7 +2,7 @@
 // the turn's request), its context section, get_goal, update_goal shown only for an active Goal
 // and refused when obsolete, no reads at open, and a store failure ending the Run.
 import { join } from "node:path";
-import { defineAgent, type RunEvent } from "@castellan/harness";
+import { defineAgent, defineTool, type RunEvent } from "@castellan/harness";
 import { type ScriptedStepSource, scriptedModel } from "@castellan/models/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import {
@@ -121,6 +121,53 @@ describe("goal()", () => {
       await session.close();
     } finally {
       await s.runner.close();
+    }
+  });
+
+  it("reads the Goal only for new turns: resuming an aborted Run settles its batch without calling turnStart again", async () => {
+    let started!: () => void;
+    const waiting = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const store = createFileGoalStore({ directory: join(temp.path, "resume") });
+    stores.push(store);
+    let reads = 0;
+    const counting: GoalPort = {
+      read: (sessionId, options) => {
+        reads++;
+        return store.read(sessionId, options);
+      },
+      settle: (settlement, options) => store.settle(settlement, options),
+    };
+    const hold = defineTool({
+      name: "hold",
+      description: "Waits until aborted",
+      execute: (_input, ctx) =>
+        new Promise<string>((resolve) => {
+          started();
+          ctx.signal.addEventListener("abort", () => resolve("stopped"));
+        }),
+    });
+    const model = scriptedModel([{ toolCalls: [{ name: "hold", input: {} }] }, { text: "after the resume" }]);
+    const runner = await createNodeRunner({
+      agent: defineAgent("test.goal-resume", { model, tools: [hold], capabilities: [goal({ store: counting })] }),
+      permissions: "full-access",
+    });
+    try {
+      const session = await runner.createSession({ id: "g4" });
+      const controller = new AbortController();
+      const run = session.run("work", { signal: controller.signal });
+      await waiting;
+      controller.abort();
+      await run.result.catch(() => undefined);
+      expect(reads).toBe(1);
+      await session.resume().result;
+      // The resumed batch replayed without a turnStart; only the new turn read the Goal.
+      expect(reads).toBe(2);
+      expect(model.requests).toHaveLength(2);
+      await session.close();
+    } finally {
+      await runner.close();
     }
   });
 
