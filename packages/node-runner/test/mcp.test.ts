@@ -569,6 +569,36 @@ describe("mcp() over Streamable HTTP", () => {
     slow,
   );
 
+  it("never follows a redirect: the open fails and the redirect's target is never asked", async () => {
+    const { createServer: createHttpServer } = await import("node:http");
+    let targetHits = 0;
+    const target = createHttpServer((_request, response) => {
+      targetHits++;
+      response.end();
+    });
+    await new Promise<void>((resolve) => target.listen(0, "127.0.0.1", resolve));
+    const targetPort = (target.address() as { port: number }).port;
+    const redirecting = createHttpServer((_request, response) => {
+      response.writeHead(307, { Location: `http://127.0.0.1:${targetPort}/mcp` });
+      response.end();
+    });
+    await new Promise<void>((resolve) => redirecting.listen(0, "127.0.0.1", resolve));
+    const port = (redirecting.address() as { port: number }).port;
+    try {
+      const s = await runner({
+        steps: [],
+        capabilities: [
+          mcp({ serverName: "moved", transport: "http", url: `http://127.0.0.1:${port}/mcp`, startupTimeoutMs: 5_000 }),
+        ],
+      });
+      await expect(s.runner.createSession()).rejects.toMatchObject({ code: "mcp_start_failed" });
+      expect(targetHits).toBe(0);
+    } finally {
+      await new Promise<void>((resolve) => redirecting.close(() => resolve()));
+      await new Promise<void>((resolve) => target.close(() => resolve()));
+    }
+  });
+
   it("refuses a public or private http: URL at declaration, before any lookup or socket", () => {
     for (const url of ["http://example.com/mcp", "http://10.1.2.3/mcp", "ftp://127.0.0.1/mcp"]) {
       expect(() => mcp({ serverName: "web", transport: "http", url })).toThrow(
