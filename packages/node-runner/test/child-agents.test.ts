@@ -261,6 +261,38 @@ describe("childAgent()", () => {
     }
   });
 
+  it("attributes the child's usage to the child's agent and the delegating call, and the parent's budget counts it", async () => {
+    const spender = defineAgent("test.spender", {
+      model: scriptedModel([{ text: "spent a lot", usage: { inputTokens: 900, outputTokens: 10 } }]),
+      tools: [look],
+    });
+    const model = scriptedModel([
+      {
+        toolCalls: [{ id: "d1", name: "agent_test_spender", input: { task: "spend" } }],
+        usage: { inputTokens: 50, outputTokens: 5 },
+      },
+      { text: "never asked" },
+    ]);
+    const runner = await createNodeRunner({
+      agent: defineAgent("test.budget-parent", { model, capabilities: [childAgent(spender, { toolGrants: [] })] }),
+      permissions: "full-access",
+      budget: { maxInputTokens: 500 },
+    });
+    try {
+      const session = await runner.createSession();
+      await expect(session.run("delegate").result).rejects.toMatchObject({ code: "budget_exceeded" });
+      expect(model.requests).toHaveLength(1);
+      const entries = session.usage().entries;
+      expect(entries.map((entry) => [entry.agentId, entry.usage.inputTokens, entry.toolCallId ?? null])).toEqual([
+        ["test.budget-parent", 50, null],
+        ["test.spender", 900, "d1"],
+      ]);
+      await session.close();
+    } finally {
+      await runner.close();
+    }
+  });
+
   it("reports an unknown grant (child_grant_unknown)", async () => {
     const worker = child("test.unknown", [{ text: "never" }]);
     const run = await parentRun({ child: worker, grants: ["no_such_tool"], permissions: "full-access" });

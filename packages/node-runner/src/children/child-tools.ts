@@ -1,4 +1,5 @@
 import type { Agent, JsonObject, Tool, ToolDeclaration } from "@castellan/harness";
+import type { ChildUsage } from "../store/records.js";
 
 /** What a child-agent tool runs: its child, grants and bounds. */
 export interface ChildAgentSpec {
@@ -24,6 +25,20 @@ export function withChildAgentSpec<T extends Tool>(tool: T, spec: ChildAgentSpec
 /** The spec of a child-agent tool, if `tool` is one. */
 export function childAgentSpecOf(tool: ToolDeclaration | Tool): ChildAgentSpec | undefined {
   return specs.get(tool);
+}
+
+// The usage of a child's model calls, carried from the call's result to its receipt. Internal.
+const usages = new WeakMap<object, readonly ChildUsage[]>();
+
+/** Attaches the child's usage to the call's result. */
+export function withChildUsage<T extends object>(result: T, usage: readonly ChildUsage[]): T {
+  if (usage.length > 0) usages.set(result, Object.freeze([...usage]));
+  return result;
+}
+
+/** The child usage a result carries, if any. */
+export function childUsageOf(result: object): readonly ChildUsage[] | undefined {
+  return usages.get(result);
 }
 
 /** True for a child-agent tool. */

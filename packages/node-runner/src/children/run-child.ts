@@ -2,7 +2,8 @@ import type { JsonObject, RunEvent, ToolResult } from "@castellan/harness";
 import { admitSession } from "../session/admit.js";
 import { NodeSession } from "../session/session.js";
 import type { SessionContext } from "../session/session-context.js";
-import type { ChildAgentSpec } from "./child-tools.js";
+import type { ChildUsage } from "../store/records.js";
+import { type ChildAgentSpec, withChildUsage } from "./child-tools.js";
 import { ChildGrantUnknownError } from "./errors.js";
 
 /** How a child's Run ended. */
@@ -63,9 +64,13 @@ export async function runChildAgent(
   const levels = parent.child ? Math.min(parent.child.remainingDepth, spec.maxDepth) : spec.maxDepth;
   const depthLeft = levels - 1;
   const task = String((call.input as { task?: unknown } | null)?.task ?? "");
+  const usage: ChildUsage[] = [];
   const report = (fields: Omit<ChildAgentReport, "type" | "agentId" | "childSessionId">): ToolResult => {
     const value: ChildAgentReport = { type: "child-agent-report", agentId: spec.child.id, childSessionId, ...fields };
-    return { content: [{ type: "text", text: JSON.stringify(value) }], isError: fields.status !== "completed" };
+    return withChildUsage(
+      { content: [{ type: "text", text: JSON.stringify(value) }], isError: fields.status !== "completed" },
+      usage,
+    );
   };
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), spec.maxDurationMs);
@@ -115,6 +120,7 @@ export async function runChildAgent(
     childRunId = run.id;
     for await (const event of run) {
       if (event.kind === "turn-start") turns++;
+      if (event.kind === "model-usage") usage.push({ agentId: spec.child.id, model: event.model, usage: event.usage });
       emit?.({
         kind: "child-event",
         runId: call.runId,

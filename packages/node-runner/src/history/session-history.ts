@@ -183,6 +183,18 @@ export class SessionHistory implements HistoryView {
           position,
         );
         if (record.stateChanges && this.activeRun?.batchOpen) this.activeRun.batchWrites.push(record.stateChanges);
+        // A child's model calls count for the delegating Run (its budget) and name the child.
+        for (const entry of record.childUsage ?? []) {
+          this.usage.record({
+            runId: record.runId,
+            turn: record.turn,
+            agentId: entry.agentId,
+            model: entry.model,
+            purpose: "turn",
+            usage: entry.usage,
+            toolCallId: record.toolCallId,
+          });
+        }
         return;
       case "tool-batch-end": {
         const active = this.expectActive(record.runId, position);

@@ -10,6 +10,8 @@ export interface UsageEntry {
   /** `turn` for a Run's model call, `compaction` for a summary request. */
   readonly purpose: "turn" | "compaction";
   readonly usage: Usage;
+  /** For a child agent's call: the delegating call of this Session's Run. */
+  readonly toolCallId?: string;
 }
 
 /** Totals of usage. `costUsd` is present only when every counted call reported a cost. */

@@ -1,12 +1,12 @@
 import type { JsonValue, RunEvent, StopReason, Tool, ToolCall, ToolResult } from "@castellan/harness";
 import { frozenJsonCopy } from "@castellan/harness";
-import { isChildAgentTool } from "../children/child-tools.js";
+import { childUsageOf, isChildAgentTool } from "../children/child-tools.js";
 import { type OpenCall, unrecordedOutcome } from "../history/session-history.js";
 import type { RunJournal } from "../journal/run-journal.js";
 import { askApproval, decidePermission, type PermissionOutcome, type PermissionPolicy } from "../permissions/decide.js";
 import type { ToolApprovalRequest } from "../permissions/types.js";
 import { committedState, type SessionContext } from "../session/session-context.js";
-import type { SessionRecord } from "../store/records.js";
+import type { ChildUsage, SessionRecord } from "../store/records.js";
 import type { BoundTool } from "../tools/bind-tools.js";
 import { errorResult } from "../tools/tool-output.js";
 import { toolPermissionHookOf } from "../tools/tool-permission-hooks.js";
@@ -310,6 +310,7 @@ async function runGroup(
         input: inputs.get(item.call.id) ?? ("input" in item && item.input !== undefined ? item.input : item.call.input),
         result: results.get(item.call.id) as ToolResult,
         ...(stateChanges ? { stateChanges } : {}),
+        ...childUsageField(results.get(item.call.id)),
       },
     ];
   });
@@ -406,4 +407,10 @@ async function decide(
 function policyFor(policy: PermissionPolicy, tool: Tool): PermissionPolicy {
   const own = toolPermissionHookOf(tool);
   return own ? { ...policy, hooks: [...policy.hooks, own] } : policy;
+}
+
+/** The receipt field of a child-agent call's usage, if its result carries any. */
+function childUsageField(result: ToolResult | undefined): { childUsage?: readonly ChildUsage[] } {
+  const usage = result ? childUsageOf(result) : undefined;
+  return usage ? { childUsage: usage } : {};
 }

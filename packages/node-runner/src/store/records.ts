@@ -66,6 +66,15 @@ export interface ToolEndRecord {
    * batch resumed after a crash commits the writes of the calls that settled before it.
    */
   readonly stateChanges?: Readonly<Record<string, JsonValue>>;
+  /** For a child-agent call: the usage of the child's model calls, attributed to the child's agent. */
+  readonly childUsage?: readonly ChildUsage[];
+}
+
+/** One model call of a child agent, as its delegating call's receipt keeps it. */
+export interface ChildUsage {
+  readonly agentId: string;
+  readonly model: string;
+  readonly usage: Usage;
 }
 
 /**

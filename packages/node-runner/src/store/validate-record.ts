@@ -87,9 +87,24 @@ function checkToolEnd(record: Fields): string | undefined {
   if (!isObject(result) || !Array.isArray(result.content) || typeof result.isError !== "boolean") {
     return '"result" is not a tool result with a "content" array and a boolean "isError"';
   }
-  return record.stateChanges === undefined || isObject(record.stateChanges)
-    ? undefined
-    : '"stateChanges" is not an object';
+  if (record.stateChanges !== undefined && !isObject(record.stateChanges)) return '"stateChanges" is not an object';
+  const childUsage = record.childUsage;
+  if (
+    childUsage !== undefined &&
+    !(
+      Array.isArray(childUsage) &&
+      childUsage.every(
+        (entry) =>
+          isObject(entry) &&
+          typeof entry.agentId === "string" &&
+          typeof entry.model === "string" &&
+          isObject(entry.usage),
+      )
+    )
+  ) {
+    return '"childUsage" is not a list of { agentId, model, usage }';
+  }
+  return undefined;
 }
 
 const runEndStatuses: ReadonlySet<unknown> = new Set(["completed", "aborted", "failed", "interrupted"]);
