@@ -293,6 +293,43 @@ describe("childAgent()", () => {
     }
   });
 
+  it("gives the child's Run what is left of the parent's budget", async () => {
+    const spender = defineAgent("test.overspender", {
+      model: scriptedModel([
+        { toolCalls: [{ name: "look", input: {} }], usage: { inputTokens: 600, outputTokens: 10 } },
+        { text: "never asked" },
+      ]),
+      tools: [look],
+    });
+    const model = scriptedModel([
+      {
+        toolCalls: [{ id: "d1", name: "agent_test_overspender", input: { task: "spend" } }],
+        usage: { inputTokens: 50, outputTokens: 5 },
+      },
+      { text: "never asked either" },
+    ]);
+    const runner = await createNodeRunner({
+      agent: defineAgent("test.budget-left", { model, capabilities: [childAgent(spender, { toolGrants: ["look"] })] }),
+      permissions: "full-access",
+      budget: { maxInputTokens: 500 },
+    });
+    try {
+      const session = await runner.createSession();
+      const { events } = await drain(session.run("delegate"));
+      const end = events.find(
+        (event): event is Extract<RunEvent, { kind: "tool-end" }> =>
+          event.kind === "tool-end" && event.toolCallId === "d1",
+      );
+      expect(JSON.parse(textOf(end?.result))).toMatchObject({
+        status: "failed",
+        error: expect.stringContaining("budget"),
+      });
+      await session.close();
+    } finally {
+      await runner.close();
+    }
+  });
+
   it("reports an unknown grant (child_grant_unknown)", async () => {
     const worker = child("test.unknown", [{ text: "never" }]);
     const run = await parentRun({ child: worker, grants: ["no_such_tool"], permissions: "full-access" });

@@ -1,4 +1,5 @@
 import type { JsonObject, RunEvent, ToolResult } from "@castellan/harness";
+import type { UsageBudget } from "../run/usage-budget.js";
 import { admitSession } from "../session/admit.js";
 import { NodeSession } from "../session/session.js";
 import type { SessionContext } from "../session/session-context.js";
@@ -56,6 +57,8 @@ export async function runChildAgent(
     readonly toolName: string;
     readonly input: unknown;
     readonly signal: AbortSignal;
+    /** What is left of the parent Run's budget: the child's Run may spend at most this. */
+    readonly budget?: UsageBudget;
   },
   emit: ((event: RunEvent) => void) | undefined,
 ): Promise<ToolResult> {
@@ -116,7 +119,7 @@ export async function runChildAgent(
     const known = admitted.context.program.tools.map((tool) => tool.name);
     const unknown = spec.toolGrants.filter((name) => !known.includes(name));
     if (unknown.length > 0) throw new ChildGrantUnknownError(spec.child.id, unknown, known);
-    const run = session.run(task, { signal });
+    const run = session.run(task, { signal, ...(call.budget ? { budget: call.budget } : {}) });
     childRunId = run.id;
     for await (const event of run) {
       if (event.kind === "turn-start") turns++;

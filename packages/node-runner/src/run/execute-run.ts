@@ -15,7 +15,7 @@ import type { JoinQueue } from "./join-queue.js";
 import { callModel } from "./model-call.js";
 import { notifyStateChanged, reportHookFailure } from "./state-notify.js";
 import { runToolBatch } from "./tool-batch.js";
-import { BudgetExceededError, checkBudget, type UsageBudget } from "./usage-budget.js";
+import { BudgetExceededError, checkBudget, remainingBudget, type UsageBudget } from "./usage-budget.js";
 
 /** A turn-limit stop: the Run made as many model calls as it may. */
 export class MaxTurnsError extends CastellanError {
@@ -135,6 +135,7 @@ async function turnLoop(context: SessionContext, run: RunRequest, journal: RunJo
           signal,
           visible,
           stopReason: answer.stopReason,
+          ...(run.budget ? { budget: remainingBudget(run.budget, spent()) } : {}),
         });
         emit({ kind: "turn-end", runId, turn });
         if (run.joined.size > 0) await takeJoined(journal, run);

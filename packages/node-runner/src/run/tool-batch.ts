@@ -15,6 +15,7 @@ import { BatchState } from "./batch-state.js";
 import { notifyStateChanged } from "./state-notify.js";
 import { admitCall } from "./tool-admission.js";
 import { describe, executeTool, type ToolExecution } from "./tool-execution.js";
+import type { UsageBudget } from "./usage-budget.js";
 
 type LocalTool = Extract<BoundTool, { kind: "local" }>;
 
@@ -40,6 +41,8 @@ export interface BatchContext {
   readonly resume?: { readonly retryIdempotent: boolean };
   /** How the turn's answer ended (a call whose arguments are not JSON was cut off when it is `max-tokens`). */
   readonly stopReason?: StopReason;
+  /** What is left of the Run's budget: a child agent's Run may spend at most this. */
+  readonly budget?: UsageBudget;
 }
 
 /**

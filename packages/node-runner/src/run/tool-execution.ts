@@ -7,6 +7,7 @@ import { type SessionContext, turnContext } from "../session/session-context.js"
 import type { BoundTool } from "../tools/bind-tools.js";
 import { errorResult, toToolResult } from "../tools/tool-output.js";
 import type { BatchState } from "./batch-state.js";
+import type { UsageBudget } from "./usage-budget.js";
 
 /** A call allowed to run: its bound tool and exact validated input. */
 export interface ToolExecution {
@@ -24,7 +25,12 @@ export interface ToolExecution {
 export async function executeTool(
   session: SessionContext,
   item: ToolExecution,
-  context: { readonly runId: string; readonly turn: number; readonly signal: AbortSignal },
+  context: {
+    readonly runId: string;
+    readonly turn: number;
+    readonly signal: AbortSignal;
+    readonly budget?: UsageBudget;
+  },
   batch: BatchState,
   emit?: (event: RunEvent) => void,
 ): Promise<ToolResult> {
@@ -35,7 +41,14 @@ export async function executeTool(
     return await runChildAgent(
       session,
       child,
-      { runId, toolCallId: item.call.id, toolName: item.call.name, input: item.input, signal },
+      {
+        runId,
+        toolCallId: item.call.id,
+        toolName: item.call.name,
+        input: item.input,
+        signal,
+        ...(context.budget ? { budget: context.budget } : {}),
+      },
       emit,
     );
   const base = turnContext(session, turn);

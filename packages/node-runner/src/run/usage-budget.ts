@@ -17,6 +17,22 @@ export class BudgetExceededError extends CastellanError {
 }
 
 /** Throws BudgetExceededError when `spent` has reached any limit of `budget`. */
+/** What is left of `budget` after `spent`: each bound reduced, never below zero (a child Run's budget). */
+export function remainingBudget(
+  budget: UsageBudget,
+  spent: { readonly inputTokens: number; readonly outputTokens: number; readonly costUsd?: number },
+): UsageBudget {
+  const left = (limit: number | undefined, used: number) =>
+    limit === undefined ? undefined : Math.max(0, limit - used);
+  const fields = {
+    maxInputTokens: left(budget.maxInputTokens, spent.inputTokens),
+    maxOutputTokens: left(budget.maxOutputTokens, spent.outputTokens),
+    maxTotalTokens: left(budget.maxTotalTokens, spent.inputTokens + spent.outputTokens),
+    maxCostUsd: left(budget.maxCostUsd, spent.costUsd ?? 0),
+  };
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as UsageBudget;
+}
+
 export function checkBudget(
   budget: UsageBudget | undefined,
   spent: { readonly inputTokens: number; readonly outputTokens: number; readonly costUsd?: number },
