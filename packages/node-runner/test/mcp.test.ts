@@ -474,6 +474,23 @@ describe("mcp() lifetime, with the fixture server", () => {
   );
 
   it(
+    "refuses a catalog of more than 1,000 tools or 100 pages (mcp_catalog_too_large)",
+    async () => {
+      const tooMany = await runner({
+        steps: [],
+        capabilities: [fixture({ FIXTURE_MANY_TOOLS: "1000", FIXTURE_PAGE_SIZE: "500" })],
+      });
+      await expect(tooMany.runner.createSession()).rejects.toMatchObject({ code: "mcp_catalog_too_large" });
+      const tooLong = await runner({
+        steps: [],
+        capabilities: [fixture({ FIXTURE_MANY_TOOLS: "200", FIXTURE_PAGE_SIZE: "2" })],
+      });
+      await expect(tooLong.runner.createSession()).rejects.toMatchObject({ code: "mcp_catalog_too_large" });
+    },
+    slow,
+  );
+
+  it(
     "refuses an uncompilable schema, an unknown allow-listed or read-only tool, and a name two servers map alike",
     async () => {
       const bad = await runner({ steps: [], capabilities: [fixture({ FIXTURE_BAD_SCHEMA: "1" })] });
