@@ -120,7 +120,7 @@ export function workspace(options: WorkspaceOptions): WorkspaceCapability {
   const newSession = (
     sessionId: string,
     root: WorkspaceRoot,
-    sandbox?: Omit<WorkspaceSandbox, "network"> & { network: NetworkAccessScope },
+    sandbox?: WorkspaceSandbox,
   ): WorkspaceSession => {
     const layer: CommandSessionLayer | undefined = sandbox
       ? {
