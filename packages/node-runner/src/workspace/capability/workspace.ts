@@ -117,11 +117,7 @@ export function workspace(options: WorkspaceOptions): WorkspaceCapability {
     return bindWorkspaceRootSync(derived);
   };
 
-  const newSession = (
-    sessionId: string,
-    root: WorkspaceRoot,
-    sandbox?: WorkspaceSandbox,
-  ): WorkspaceSession => {
+  const newSession = (sessionId: string, root: WorkspaceRoot, sandbox?: WorkspaceSandbox): WorkspaceSession => {
     const layer: CommandSessionLayer | undefined = sandbox
       ? {
           spawn: {
