@@ -91,6 +91,7 @@ export const castellanErrorCodes = [
   "goal_store_corrupt",
   "goal_invalid",
   "goal_store_failed",
+  "goal_driver_invalid",
   // Task lists
   "task_store_locked",
   "task_store_conflict",

@@ -48,3 +48,10 @@ export class GoalInvalidError extends CastellanError {
     super("goal_invalid", message);
   }
 }
+
+/** `driveGoal` was called on a Session it cannot drive (closed, busy, interrupted, without `goal` over the same store). */
+export class GoalDriverInvalidError extends CastellanError {
+  constructor(message: string) {
+    super("goal_driver_invalid", message);
+  }
+}

@@ -35,6 +35,13 @@ export class GoalStoreFailedError extends CastellanError {
 }
 
 const reservedStateField = Symbol.for("castellan.reserved-state");
+/** Where a `goal()` capability keeps the store it reads, so `driveGoal` can check it drives the same one. */
+const goalStoreField = Symbol.for("castellan.goal-store");
+
+/** The store a `goal()` capability reads, or undefined for any other capability. @internal */
+export function goalStoreOf(capability: Capability): GoalPort | undefined {
+  return (capability as { [goalStoreField]?: GoalPort })[goalStoreField];
+}
 
 function observationIn(state: StateView): GoalObservation | null {
   const value = state[goalObservationKey] as unknown;
@@ -139,5 +146,6 @@ export function goal(options: { readonly store?: GoalPort } = {}): Capability {
       },
     },
     [reservedStateField]: { [goalObservationKey]: null },
+    [goalStoreField]: store,
   } as Parameters<typeof defineCapability>[0]);
 }

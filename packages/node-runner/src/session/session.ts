@@ -1,5 +1,6 @@
 import type {
   BindingHandle,
+  Capability,
   ContentBlock,
   JsonObject,
   JsonValue,
@@ -300,6 +301,16 @@ export class NodeSession implements Session {
   /** True once `close()` was called. @internal */
   get isClosing(): boolean {
     return this.closing !== undefined;
+  }
+
+  /** True while a Run (or a manual compaction) is active. @internal */
+  get isActive(): boolean {
+    return this.active !== undefined;
+  }
+
+  /** The capabilities the Session's agent declares, in declaration order (for Castellan's host helpers). @internal */
+  declaredCapabilities(): readonly Capability[] {
+    return this.admitted.context.program.agent.capabilities;
   }
 
   private isIdempotent(name: string): boolean {
