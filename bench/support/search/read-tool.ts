@@ -28,6 +28,7 @@ function toolContext(toolName: string): ToolContext {
     params: {},
     state: {},
     toolCalls: () => [],
+    hostedToolCalls: () => [],
     resource: () => {
       throw new Error("no resources here");
     },

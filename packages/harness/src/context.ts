@@ -22,6 +22,25 @@ export interface ToolReceipt {
   readonly turn: number;
 }
 
+/**
+ * One provider-hosted tool call (e.g. a web search the provider ran during a model call): a
+ * frozen Session fact, kept across Runs, compaction and restarts. It holds what was searched
+ * and which sources came back, never page content.
+ */
+export interface HostedToolCall {
+  /** The provider's id of the call. */
+  readonly callId: string;
+  /** The queries the provider reported, at most 8. */
+  readonly queries: readonly string[];
+  /** The sources it returned, at most 50, titles cut at 300 characters. */
+  readonly sources: readonly { readonly url: string; readonly title?: string }[];
+  /** False when the provider reported the call failed (or never finished it). */
+  readonly ok: boolean;
+  readonly runId: string;
+  /** The turn, within its Run, whose model call ran it. */
+  readonly turn: number;
+}
+
 /** The read-only view of state: the agent's and its capabilities' keys in one flat space. */
 export type StateView = Readonly<Record<string, JsonValue>>;
 
@@ -35,6 +54,8 @@ export interface TurnContext {
   readonly state: StateView;
   /** Settled receipts of the named tool, oldest first. */
   toolCalls(name: string): readonly ToolReceipt[];
+  /** Calls of the named provider-hosted tool (e.g. `web_search`), oldest first. */
+  hostedToolCalls(name: string): readonly HostedToolCall[];
   /**
    * The value of an acquired capability resource. Throws `ResourcePendingError` where the
    * resource has not been acquired (for example in `projectAgent`).

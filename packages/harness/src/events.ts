@@ -77,6 +77,28 @@ export type RunEvent =
   | (TurnScoped & { readonly kind: "model-usage"; readonly model: string; readonly usage: Usage })
   | (TurnScoped & { readonly kind: "tool-call"; readonly toolCall: ToolCall })
   | (TurnScoped & {
+      /** The provider began a hosted tool call inside this turn's model call. */
+      readonly kind: "hosted-tool-start";
+      readonly callId: string;
+      /** The hosted tool's name in the agent (e.g. `web_search`). */
+      readonly toolName: string;
+      /** Its hosted kind (e.g. `web-search`). */
+      readonly hostedKind: string;
+      readonly queries: readonly string[];
+    })
+  | (TurnScoped & {
+      /** The hosted call's result arrived (or the call failed); saved with the turn's answer. */
+      readonly kind: "hosted-tool-end";
+      readonly callId: string;
+      readonly toolName: string;
+      readonly hostedKind: string;
+      readonly ok: boolean;
+      readonly queries: readonly string[];
+      readonly sources: readonly { readonly url: string; readonly title?: string }[];
+      /** The provider's error code of a failed call. */
+      readonly errorCode?: string;
+    })
+  | (TurnScoped & {
       readonly kind: "tool-permission";
       readonly toolCallId: string;
       readonly toolName: string;

@@ -11,6 +11,7 @@ export {
 } from "./content.js";
 export type {
   AgentIdentity,
+  HostedToolCall,
   StateUpdate,
   StateView,
   ToolContext,
@@ -60,7 +61,9 @@ export {
   type UserMessage,
 } from "./messages.js";
 export {
+  type HostedToolSource,
   type HostedToolSpec,
+  type HostedToolStreamEvent,
   isModelRuntime,
   type ModelBinding,
   type ModelCallOptions,

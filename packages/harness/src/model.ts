@@ -45,10 +45,38 @@ export interface Usage {
   readonly cacheWriteTokens?: number;
   /** In US dollars. */
   readonly costUsd?: number;
+  /** Provider-hosted web searches the call ran (Anthropic's `server_tool_use.web_search_requests`). */
+  readonly webSearchRequests?: number;
 }
 
 /** Why the model stopped. */
 export type StopReason = "end" | "tool-calls" | "max-tokens" | "refusal" | "other";
+
+/** A source a hosted search returned: its address and, where the provider gives one, its title. */
+export interface HostedToolSource {
+  readonly url: string;
+  readonly title?: string;
+}
+
+/**
+ * Activity of a provider-hosted tool (e.g. web search) inside one model call. Adapters emit
+ * `started` when the provider begins the call and `completed` or `failed` when its result
+ * arrives; the same `callId` ties them. Only queries and sources are reported, never page
+ * content: the provider's own blocks carry that, opaquely, as `content` events.
+ */
+export interface HostedToolStreamEvent {
+  readonly type: "hosted-tool";
+  /** The provider's id of the hosted call (Anthropic `srvtoolu_…`, Responses `ws_…`). */
+  readonly callId: string;
+  /** The hosted kind, e.g. `web-search`. */
+  readonly kind: string;
+  readonly status: "started" | "completed" | "failed";
+  /** The queries the provider ran, as it reports them. */
+  readonly queries: readonly string[];
+  readonly sources: readonly HostedToolSource[];
+  /** The provider's error code when `status` is `failed` (e.g. Anthropic `max_uses_exceeded`). */
+  readonly errorCode?: string;
+}
 
 /**
  * One event of a model stream. A stream that has started never throws: a failure ends it
@@ -60,6 +88,8 @@ export type ModelStreamEvent =
   /** A complete non-text block (image, opaque provider block) in its place in the content. */
   | { readonly type: "content"; readonly block: ContentBlock }
   | { readonly type: "tool-call"; readonly toolCall: ToolCall }
+  /** A provider-hosted tool started, completed or failed, in stream order. */
+  | HostedToolStreamEvent
   | { readonly type: "usage"; readonly usage: Usage }
   | { readonly type: "finish"; readonly stopReason: StopReason }
   | { readonly type: "error"; readonly error: Error };

@@ -4,11 +4,12 @@
 // (conflict, never resuming a paused Goal), its preconditions, the Session's close cancelling
 // the cooldown, and the Store across two OS processes (one opens the Goal, this one drives it).
 import { join } from "node:path";
-import { defineAgent, type ModelRequest, type RunEvent } from "@castellan/harness";
+import { defineAgent, defineTool, type ModelRequest, type RunEvent } from "@castellan/harness";
 import { type ScriptedStep, type ScriptedStepSource, scriptedModel } from "@castellan/models/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   createFileGoalStore,
+  createFileSessionStore,
   createNodeRunner,
   type DriveGoalOptions,
   driveGoal,
@@ -16,11 +17,12 @@ import {
   type GoalDriveDecision,
   type GoalStore,
   goal,
+  openSession,
   type Run,
   type Session,
 } from "../src/index.js";
 import { startFixture } from "./fixtures/child.ts";
-import { collect, tempDirPerTest } from "./support/index.ts";
+import { collect, stoppingStore, tempDirPerTest } from "./support/index.ts";
 
 const temp = tempDirPerTest("castellan-drive-goal-");
 const cleanups: (() => Promise<void>)[] = [];
@@ -334,6 +336,46 @@ describe("driveGoal", () => {
       code: "goal_driver_invalid",
       message: expect.stringContaining("closed"),
     });
+  });
+
+  it("never takes up a Run a stopped process left unfinished", async () => {
+    const store = createFileGoalStore({ directory: join(temp.path, "stopped-goals") });
+    cleanups.push(() => store.close());
+    await store.control({ sessionId: "stopped", action: "open", objective: "Survive a crash" });
+    const inner = createFileSessionStore({ directory: join(temp.path, "stopped-sessions") });
+    const slow = defineTool({ name: "slow", description: "Takes a while", execute: () => "done" });
+    const agentOf = (steps: readonly ScriptedStepSource[]) =>
+      defineAgent("test.drive-stopped", {
+        model: scriptedModel(steps),
+        tools: [slow],
+        capabilities: [goal({ store })],
+      });
+    // The process that dies once the call's intent is about to be saved.
+    const crashing = stoppingStore(inner, (records) => records.some((record) => record.kind === "tool-start"));
+    const dead = await openSession({
+      agent: agentOf([{ toolCalls: [{ name: "slow", input: {} }] }]),
+      id: "stopped",
+      store: crashing.store,
+      permissions: "full-access",
+    });
+    void dead.run("work").result.catch(() => undefined);
+    await crashing.stopped;
+
+    const model = scriptedModel([]);
+    const live = await openSession({
+      agent: defineAgent("test.drive-stopped", { model, tools: [slow], capabilities: [goal({ store })] }),
+      id: "stopped",
+      store: inner,
+      permissions: "full-access",
+    });
+    cleanups.push(() => live.close());
+    expect(live.interruptedRun()?.status).toBe("interrupted");
+    await expect(driveGoal(live, driveOptions(store))).rejects.toMatchObject({
+      code: "goal_driver_invalid",
+      message: expect.stringContaining("stopped process"),
+    });
+    expect(model.requests).toHaveLength(0);
+    expect(live.interruptedRun()?.status).toBe("interrupted");
   });
 
   it("drives a Goal another OS process opened in the shared store", async () => {

@@ -11,13 +11,24 @@ import { copyFile, cp, mkdir, readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { scriptedModel } from "@castellan/models/testing";
-import { describe, expect, it } from "vitest";
-import { createFileSessionStore, openSession, sessionRecordKinds } from "../src/index.js";
-import { corpusAgent, corpusFiles, fieldsOf, writeCorpus } from "./fixtures/logs/scenario.ts";
+import { afterEach, describe, expect, it } from "vitest";
+import { createFileSessionStore, createNodeRunner, goalObservationKey, sessionRecordKinds } from "../src/index.js";
+import {
+  corpusAgentFor,
+  corpusFiles,
+  corpusGoal,
+  corpusSearch,
+  fieldsOf,
+  writeCorpus,
+} from "./fixtures/logs/scenario.ts";
 import { tempDirPerTest } from "./support/index.ts";
 
 const corpus = fileURLToPath(new URL("./fixtures/logs/", import.meta.url));
 const temp = tempDirPerTest("castellan-corpus-");
+const runners: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  for (const runner of runners.splice(0)) await runner.close();
+});
 
 const sha256 = async (path: string) =>
   createHash("sha256")
@@ -35,12 +46,14 @@ async function openCopy(file: (typeof corpusFiles)[number], steps: Parameters<ty
   await copyFile(join(corpus, file), path);
   const before = await sha256(path);
   const model = scriptedModel(steps);
-  const session = await openSession({
-    agent: corpusAgent(model),
-    id,
-    store: createFileSessionStore({ directory }),
+  const store = createFileSessionStore({ directory });
+  const runner = await createNodeRunner({
+    agent: corpusAgentFor(file, model),
     permissions: "full-access",
+    plugins: [{ name: "corpus.store", apply: (host) => host.registerSessionStore(store) }, corpusSearch],
   });
+  runners.push(runner);
+  const session = await runner.createSession({ id });
   return { session, model, path, before, directory };
 }
 
@@ -172,6 +185,36 @@ describe("the frozen log corpus", () => {
     } finally {
       await session.close();
     }
+  });
+
+  it("session-facts.jsonl: the saved hosted searches reach ctx.hostedToolCalls, and the Goal observation its state key", async () => {
+    const { session, model, path, before } = await openCopy("session-facts.jsonl", [
+      { toolCalls: [{ id: "f-r", name: "read_searches", input: {} }] },
+      { text: "read" },
+    ]);
+    try {
+      // Opening searched nothing and asked the model nothing.
+      expect(model.requests).toHaveLength(0);
+      expect(await sha256(path)).toBe(before);
+      expect(session.inspect().state[goalObservationKey]).toMatchObject({ goal: corpusGoal });
+      expect(session.usage().total.webSearchRequests).toBe(2);
+      await session.run("What did you find?").result;
+    } finally {
+      await session.close();
+    }
+    const result = model.requests[1]?.messages.find((message) => message.role === "tool");
+    const calls = JSON.parse(result?.role === "tool" ? (result.content[0] as { text: string }).text : "[]");
+    expect(calls).toEqual([
+      {
+        callId: "srvtoolu_c1",
+        queries: ["cedar project"],
+        sources: [{ url: "https://cedar.example/docs", title: "Cedar docs" }, { url: "https://cedar.example/blog" }],
+        ok: true,
+        runId: expect.any(String),
+        turn: 1,
+      },
+      { callId: "srvtoolu_c2", queries: ["cedar release"], sources: [], ok: false, runId: expect.any(String), turn: 1 },
+    ]);
   });
 
   it("holds every field, and every status, that the writer produces today", async () => {

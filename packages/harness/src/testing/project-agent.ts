@@ -1,5 +1,5 @@
 import type { Agent } from "../agent.js";
-import type { ToolReceipt, TurnContext } from "../context.js";
+import type { HostedToolCall, ToolReceipt, TurnContext } from "../context.js";
 import { ResourcePendingError } from "../errors.js";
 import { deepFreeze, frozenJsonCopy, type JsonObject, type JsonValue } from "../json.js";
 import { buildProgram, type ProgramSection } from "../program.js";
@@ -13,6 +13,8 @@ export interface ProjectAgentInput {
   /** Overrides of committed state, merged over the declared initial values. */
   readonly state?: Readonly<Record<string, JsonValue>>;
   readonly toolCalls?: readonly ToolReceipt[];
+  /** Hosted tool calls by tool name (e.g. `{ web_search: [...] }`). Default none. */
+  readonly hostedToolCalls?: Readonly<Record<string, readonly HostedToolCall[]>>;
   /** Values of acquired resources, where a test supplies them. Others stay pending. */
   readonly resources?: ReadonlyMap<ResourceRequest<unknown, unknown>, unknown>;
 }
@@ -61,6 +63,7 @@ export function projectAgent(agent: Agent, input: ProjectAgentInput = {}): Agent
     params,
     state,
     toolCalls: (name) => receipts.filter((receipt) => receipt.name === name),
+    hostedToolCalls: (name) => input.hostedToolCalls?.[name] ?? [],
     resource<Value>(request: ResourceRequest<unknown, Value>): Value {
       if (input.resources?.has(request)) return input.resources.get(request) as Value;
       throw new ResourcePendingError(request.binding.name);

@@ -35,7 +35,11 @@ export interface AiSdkOptions {
   /**
    * Hosted tool kinds this binding serves, mapped to the provider's tools, e.g.
    * `{ "web-search": { id: "anthropic.web_search_20250305", args: { maxUses: 3 } } }`.
-   * Built in: `web-search` on OpenAI Responses models (`openai.web_search`).
+   * Built in: `web-search` on OpenAI Responses models (`openai.web_search`). A hosted tool the
+   * binding cannot map ends the call with `model_unsupported` before anything is sent. The
+   * provider-run calls of a `web-search` tool are kept as provider blocks and also reported as
+   * `hosted-tool` events (queries from the call's input or result, sources from the result or
+   * the `source` parts after it).
    */
   readonly providerTools?: Readonly<Record<string, AiSdkProviderToolMapping>>;
 }

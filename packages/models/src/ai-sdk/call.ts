@@ -15,6 +15,7 @@ import { malformed } from "../shared/malformed.js";
 import type { Prices } from "../shared/pricing.js";
 import { type OpenAnswer, type ProviderExchange, streamModelCall } from "../shared/send-and-read.js";
 import { classifyFailure, ERROR_PROVIDER } from "./errors.js";
+import { hostedKinds } from "./hosted-tool-events.js";
 import { type AiSdkProviderToolMapping, toProviderTools } from "./hosted-tools.js";
 import { toFunctionTools, toPrompt } from "./request.js";
 import { StreamMapper } from "./stream-mapper.js";
@@ -57,7 +58,8 @@ export async function* streamCall(
     yield { type: "error", error: classifyFailure(error, "request", settings.specifier) };
     return;
   }
-  yield* streamModelCall(partsExchange(model, prepared.options, prepared.providerTools, settings), {
+  const kinds = hostedKinds(request.hostedTools);
+  yield* streamModelCall(partsExchange(model, prepared.options, prepared.providerTools, kinds, settings), {
     maxRetries: settings.maxRetries,
     signal,
   });
@@ -105,6 +107,7 @@ function partsExchange(
   model: LanguageModelV4,
   options: LanguageModelV4CallOptions,
   providerTools: readonly LanguageModelV4ProviderTool[],
+  kinds: ReadonlyMap<string, string>,
   settings: CallSettings,
 ): ProviderExchange<LanguageModelV4StreamPart> {
   const { specifier } = settings;
@@ -114,7 +117,7 @@ function partsExchange(
       // Chained rather than awaited: cancels the SDK makes of its own reader while opening the
       // stream are then not attributed to this adapter by async stack traces.
       model.doStream({ ...options, abortSignal: signal }).then((result) => openParts(result, specifier)),
-    mapping: () => new StreamMapper({ specifier, pricing: settings.pricing, providerTools }),
+    mapping: () => new StreamMapper({ specifier, pricing: settings.pricing, providerTools, hostedKinds: kinds }),
     classify(error, site) {
       if (error instanceof ModelProviderError) return error;
       // A part that does not have the spec's shape.

@@ -11,6 +11,7 @@ import { malformed } from "../shared/malformed.js";
 import type { Prices } from "../shared/pricing.js";
 import type { AnswerMapping } from "../shared/send-and-read.js";
 import { classifyFailure, ERROR_PROVIDER } from "./errors.js";
+import { HostedToolEvents } from "./hosted-tool-events.js";
 import { unsupportedHostedTool } from "./hosted-tools.js";
 import { jsonCopy, metadataJson } from "./provider-blocks.js";
 import { content, fileEvents, malformedPart, metadataOf, parseInput } from "./stream-events.js";
@@ -24,6 +25,8 @@ export interface StreamMapperOptions {
   readonly pricing: Prices | undefined;
   /** The provider tools sent, to notice when the model says it does not support them. */
   readonly providerTools: readonly LanguageModelV4ProviderTool[];
+  /** Tool name → hosted kind, for the provider tools whose calls are reported as `hosted-tool` events. */
+  readonly hostedKinds?: ReadonlyMap<string, string>;
 }
 
 interface OpenText {
@@ -50,18 +53,34 @@ interface OpenInput {
  * reasoning block, the metadata of a text block and a tool call's metadata become `ai-sdk`
  * provider blocks in their place (see provider-blocks.ts); tool calls are emitted complete
  * from the SDK's `tool-call` part (or, failing that, from their streamed input when the stream
- * finishes). A returned `error` or `finish` event is the stream's last.
+ * finishes). A provider-run call of a hosted tool (e.g. web search) is also reported as
+ * `hosted-tool` events (see hosted-tool-events.ts). A returned `error` or `finish` event is the
+ * stream's last.
  */
 export class StreamMapper implements AnswerMapping<LanguageModelV4StreamPart> {
   private readonly texts = new Map<string, OpenText>();
   private readonly reasoning = new Map<string, OpenReasoning>();
   private readonly inputs = new Map<string, OpenInput>();
   private readonly calls = new Set<string>();
+  private readonly hosted: HostedToolEvents;
 
-  constructor(private readonly options: StreamMapperOptions) {}
+  constructor(private readonly options: StreamMapperOptions) {
+    this.hosted = new HostedToolEvents(options.hostedKinds ?? new Map());
+  }
 
   /** The events of one part, in order. */
   map(part: LanguageModelV4StreamPart): ModelStreamEvent[] {
+    // A hosted tool's outcome takes the url sources right after its result, then goes out.
+    if (part.type === "source") {
+      this.hosted.source(part);
+      return this.mapPart(part);
+    }
+    const outcome = this.hosted.flush();
+    const events = this.mapPart(part);
+    return outcome.length > 0 ? [...outcome, ...events] : events;
+  }
+
+  private mapPart(part: LanguageModelV4StreamPart): ModelStreamEvent[] {
     switch (part.type) {
       case "stream-start": {
         const error = unsupportedHostedTool(part.warnings, this.options.providerTools, this.options.specifier);
@@ -121,7 +140,7 @@ export class StreamMapper implements AnswerMapping<LanguageModelV4StreamPart> {
         this.inputs.delete(part.toolCallId);
         return this.toolCall(part);
       case "tool-result":
-        return part.preliminary ? [] : [this.toolResult(part)];
+        return part.preliminary ? [] : [this.toolResult(part), ...this.hosted.result(part)];
       case "file":
       case "reasoning-file":
         return fileEvents(part);
@@ -197,6 +216,7 @@ export class StreamMapper implements AnswerMapping<LanguageModelV4StreamPart> {
           input,
           ...(metadata ? { metadata } : {}),
         }),
+        ...this.hosted.call(part, input),
       ];
     }
     if (this.calls.has(part.toolCallId)) return [];

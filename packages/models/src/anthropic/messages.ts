@@ -96,7 +96,7 @@ function mapMessage(message: Message): MappedMessage {
       return {
         role: "assistant",
         content: [
-          ...message.content.flatMap(assistantBlock),
+          ...assistantContent(message.content),
           ...message.toolCalls.map(
             (call): Anthropic.ToolUseBlockParam => ({
               type: "tool_use",
@@ -148,6 +148,59 @@ function toolResultBlock(block: ContentBlock): ToolResultContent[] {
   }
 }
 
+/**
+ * Text blocks that carry citations (web search results they draw on, `web_search_result_location`
+ * with `encrypted_index`) must go back with their citations, exactly as Anthropic sent them. The
+ * stream therefore gives such a block twice: its text as `text-delta` events, so the Runner's
+ * text reads whole (it merges the text with the plain text before it into one text block), and
+ * then the block itself, with text and citations, as a provider block right after that text.
+ * Here the provider block takes back its own text: it is cut from the end of the text block
+ * before it, whatever is left of that block (the plain text before the cited one) goes as plain
+ * text, and the provider block goes as it was received. A restored conversation is the same
+ * blocks, so it sends what the API returned. When the text before it no longer ends with the
+ * cited text (a hook rewrote the message), the message's text wins and the block is left out, so
+ * the text is never sent twice.
+ */
+function assistantContent(content: readonly ContentBlock[]): BlockParam[] {
+  const blocks: BlockParam[] = [];
+  /** The last block pushed, when it is plain text made here (so it can give up a cited text). */
+  let plain: Anthropic.TextBlockParam | undefined;
+  for (const block of content) {
+    const cited = block.type === "provider" ? citedText(block.provider, block.data) : undefined;
+    if (cited === undefined) {
+      const mapped = assistantBlock(block);
+      blocks.push(...mapped);
+      const last = mapped.at(-1);
+      plain = block.type === "text" && last?.type === "text" ? last : mapped.length > 0 ? undefined : plain;
+      continue;
+    }
+    if (cited.text === "") {
+      blocks.push(cited);
+    } else if (plain?.text.endsWith(cited.text)) {
+      blocks.pop();
+      const rest = plain.text.slice(0, plain.text.length - cited.text.length);
+      if (rest) blocks.push({ type: "text", text: rest });
+      blocks.push(cited);
+    }
+    plain = undefined;
+  }
+  return blocks;
+}
+
+/** A text block with at least one citation (as this adapter keeps it, or as Anthropic sent it). */
+export function hasCitations(block: Readonly<Record<string, unknown>>): boolean {
+  return block.type === "text" && Array.isArray(block.citations) && block.citations.length > 0;
+}
+
+/** This adapter's kept text block with citations, or undefined for any other block. */
+function citedText(provider: string, data: unknown): Anthropic.TextBlockParam | undefined {
+  if (provider !== PROVIDER_NAME || data === null || typeof data !== "object" || Array.isArray(data)) return undefined;
+  const block = data as Record<string, unknown>;
+  return hasCitations(block) && typeof block.text === "string"
+    ? (block as unknown as Anthropic.TextBlockParam)
+    : undefined;
+}
+
 function assistantBlock(block: ContentBlock): BlockParam[] {
   switch (block.type) {
     case "text":
@@ -156,7 +209,7 @@ function assistantBlock(block: ContentBlock): BlockParam[] {
       // Assistant turns cannot carry images on Anthropic; this adapter never produces them.
       return [];
     case "provider":
-      // Thinking and redacted thinking blocks go back exactly as received, in their place.
+      // Thinking, redacted thinking and server tool blocks go back exactly as received, in their place.
       return ownBlock(block.provider, block.data);
   }
 }

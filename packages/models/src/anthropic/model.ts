@@ -1,4 +1,4 @@
-import type { ModelBinding, ModelStreamEvent } from "@castellan/harness";
+import { isModelProviderError, type ModelBinding, type ModelStreamEvent } from "@castellan/harness";
 import { createClient } from "./client.js";
 import { make } from "./errors.js";
 import { type AnthropicOptions, resolveOptions } from "./options.js";
@@ -17,8 +17,14 @@ import { streamMessages } from "./stream.js";
  *   emitted as `{ type: "provider", provider: "anthropic", data: <the block> }` content in
  *   their place and sent back unchanged, so a restored Session continues a thinking
  *   conversation; thinking text also streams as `thinking-delta` events.
- * - Provider-hosted tools are not served: a request with `hostedTools` ends with
- *   `model_unsupported` before anything is sent.
+ * - Hosted tools: kind `web-search` is Anthropic's web search server tool
+ *   (`web_search_20250305`, named `web_search`; `allowedDomains`, `blockedDomains` — not both —
+ *   and `maxUses` map to its fields). Any other kind or option, e.g. `searchContextSize`, ends
+ *   the call with `model_unsupported` before anything is sent. Its `server_tool_use` and
+ *   `web_search_tool_result` blocks, and text blocks that carry citations, are kept as
+ *   `anthropic` provider blocks exactly as received and sent back unchanged (a cited text
+ *   still streams as `text-delta`; see messages.ts); the searches are reported as `hosted-tool`
+ *   events, and `server_tool_use.web_search_requests` as `Usage.webSearchRequests`.
  *
  * Creating the binding checks the options (throwing DeclarationError) and connects to nothing.
  * The key stays in this closure; it is not a property of the binding and never appears in
@@ -32,18 +38,15 @@ export function anthropic(options: AnthropicOptions): ModelBinding {
     specifier: `anthropic/${settings.model}`,
     ...(settings.contextWindow !== undefined ? { contextWindow: settings.contextWindow } : {}),
     async *stream(request, { signal }): AsyncGenerator<ModelStreamEvent> {
-      if (request.hostedTools.length > 0) {
-        const names = request.hostedTools.map((tool) => `${tool.name} (${tool.hosted.kind})`).join(", ");
-        yield {
-          type: "error",
-          error: make("model_unsupported", `The Anthropic adapter does not serve hosted tools: ${names}.`, apiKey, {}),
-        };
-        return;
-      }
       let params: ReturnType<typeof toAnthropicParams>;
       try {
         params = toAnthropicParams(request, settings);
       } catch (error) {
+        // A hosted tool this adapter cannot serve: refused before anything is sent.
+        if (isModelProviderError(error)) {
+          yield { type: "error", error };
+          return;
+        }
         // Only a request that breaks the harness types gets here; a started stream never throws.
         const message = `The request could not be mapped for Anthropic: ${(error as Error)?.message ?? error}`;
         yield { type: "error", error: make("model_bad_request", message, apiKey, { cause: error }) };

@@ -6,7 +6,8 @@ import { malformed } from "../shared/malformed.js";
 import type { Prices } from "../shared/pricing.js";
 import type { AnswerMapping } from "../shared/send-and-read.js";
 import { PROVIDER } from "./errors.js";
-import { PROVIDER_NAME } from "./messages.js";
+import { WebSearchEvents } from "./hosted-tools.js";
+import { hasCitations, PROVIDER_NAME } from "./messages.js";
 import { type AnthropicTokenCounts, toUsage } from "./usage.js";
 
 /** The stream broke Anthropic's protocol; `map` turns it into `model_stream_malformed`. */
@@ -14,7 +15,11 @@ class ProtocolError extends Error {}
 
 /** A content block being streamed. */
 type OpenBlock =
-  | { readonly kind: "text" }
+  /**
+   * A text block, kept whole as it grows: one that carries citations (web search results) is
+   * emitted as a provider block after its text (see messages.ts), the others only as text.
+   */
+  | { readonly kind: "text"; readonly block: Record<string, unknown> }
   | { readonly kind: "tool"; readonly id: string; readonly name: string; readonly initial: unknown; json: string }
   /** Any other block (thinking, redacted thinking, server tool blocks), kept whole and opaque. */
   | { readonly kind: "opaque"; readonly block: Record<string, unknown>; json: string | undefined };
@@ -46,6 +51,7 @@ export class StreamState implements AnswerMapping<Anthropic.RawMessageStreamEven
   private readonly blocks = new Map<number, OpenBlock>();
   private counts: AnthropicTokenCounts = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
   private stopReason: StopReason = "other";
+  private readonly searches = new WebSearchEvents();
 
   constructor(
     private readonly pricing: Prices | undefined,
@@ -135,8 +141,11 @@ export class StreamState implements AnswerMapping<Anthropic.RawMessageStreamEven
     if (this.blocks.has(index)) throw new ProtocolError(`Content block ${index} started twice.`);
     switch (block.type) {
       case "text": {
-        this.blocks.set(index, { kind: "text" });
         const text = typeof block.text === "string" ? block.text : "";
+        // A copy, and a copy of its citations, since both grow with the deltas.
+        const kept: Record<string, unknown> = { ...block, text };
+        if (Array.isArray(block.citations)) kept.citations = [...block.citations];
+        this.blocks.set(index, { kind: "text", block: kept });
         return text ? [{ type: "text-delta", text }] : [];
       }
       case "tool_use":
@@ -158,7 +167,11 @@ export class StreamState implements AnswerMapping<Anthropic.RawMessageStreamEven
     if (!open) throw new ProtocolError(`A delta arrived for content block ${index}, which is not open.`);
     switch (delta?.type) {
       case "text_delta":
-        if (open.kind === "text") return delta.text ? [{ type: "text-delta", text: delta.text }] : [];
+        if (open.kind === "text") {
+          if (typeof delta.text !== "string" || !delta.text) return [];
+          open.block.text += delta.text;
+          return [{ type: "text-delta", text: delta.text }];
+        }
         if (open.kind === "opaque" && typeof open.block.text === "string") open.block.text += delta.text;
         else throw new ProtocolError(`A text delta arrived for content block ${index}, which holds no text.`);
         return [];
@@ -180,8 +193,16 @@ export class StreamState implements AnswerMapping<Anthropic.RawMessageStreamEven
         // The signature is kept byte for byte: it is what lets Anthropic verify the block later.
         open.block.signature = String(open.block.signature ?? "") + delta.signature;
         return [];
+      case "citations_delta": {
+        // A citation of a text block (a web search result it draws on), kept in its block.
+        if (open.kind !== "text") return [];
+        const citations = Array.isArray(open.block.citations) ? (open.block.citations as unknown[]) : [];
+        citations.push(delta.citation);
+        open.block.citations = citations;
+        return [];
+      }
       default:
-        // citations_delta and newer delta types: not part of the text the harness keeps.
+        // Newer delta types: not part of what the harness keeps.
         return [];
     }
   }
@@ -192,7 +213,9 @@ export class StreamState implements AnswerMapping<Anthropic.RawMessageStreamEven
     this.blocks.delete(index);
     switch (open.kind) {
       case "text":
-        return [];
+        return hasCitations(open.block)
+          ? [{ type: "content", block: { type: "provider", provider: PROVIDER_NAME, data: open.block as JsonValue } }]
+          : [];
       case "tool": {
         const input = parseToolInput(open.json, open.initial);
         // Input that is not JSON (usually cut off at max_tokens) is the Runner's to settle.
@@ -207,7 +230,11 @@ export class StreamState implements AnswerMapping<Anthropic.RawMessageStreamEven
           open.json === undefined
             ? open.block
             : { ...open.block, input: parseInput(open.json, index, open.block.input) };
-        return [{ type: "content", block: { type: "provider", provider: PROVIDER_NAME, data: block as JsonValue } }];
+        return [
+          { type: "content", block: { type: "provider", provider: PROVIDER_NAME, data: block as JsonValue } },
+          // A web search call or result: its status after its block.
+          ...this.searches.of(block),
+        ];
       }
     }
   }
@@ -242,16 +269,23 @@ function merge(
   usage: Partial<Anthropic.MessageDeltaUsage> | Partial<Anthropic.Usage> | null | undefined,
 ): AnthropicTokenCounts {
   if (!usage) return counts;
+  const searches = usage.server_tool_use?.web_search_requests;
+  const webSearchRequests = isCount(searches) ? searches : counts.webSearchRequests;
   return {
     input: count(usage.input_tokens, counts.input),
     output: count(usage.output_tokens, counts.output),
     cacheRead: count(usage.cache_read_input_tokens, counts.cacheRead),
     cacheWrite: count(usage.cache_creation_input_tokens, counts.cacheWrite),
+    ...(webSearchRequests === undefined ? {} : { webSearchRequests }),
   };
 }
 
 function count(value: number | null | undefined, previous: number): number {
-  return typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : previous;
+  return isCount(value) ? value : previous;
+}
+
+function isCount(value: unknown): value is number {
+  return typeof value === "number" && Number.isFinite(value) && value >= 0;
 }
 
 function isProtocolEvent(type: string): boolean {

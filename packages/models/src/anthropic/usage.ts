@@ -9,15 +9,19 @@ export interface AnthropicTokenCounts {
   readonly output: number;
   readonly cacheRead: number;
   readonly cacheWrite: number;
+  /** `usage.server_tool_use.web_search_requests`, when Anthropic reported it. */
+  readonly webSearchRequests?: number;
 }
 
 /**
  * The harness usage of one call. Anthropic's `input_tokens` counts only the uncached input, so
  * the cache reads and writes are added to make `inputTokens` every input token the call
  * processed, of which `cacheReadTokens` / `cacheWriteTokens` are parts (shared/usage.ts).
+ * `webSearchRequests` is present whenever Anthropic reported a count (0 included), and absent
+ * when it did not; the cost does not include the searches' own price.
  */
 export function toUsage(counts: AnthropicTokenCounts, prices: Prices | undefined): Usage {
-  return sharedUsage(
+  const usage = sharedUsage(
     {
       inputTokens: counts.input + counts.cacheRead + counts.cacheWrite,
       outputTokens: counts.output,
@@ -26,4 +30,5 @@ export function toUsage(counts: AnthropicTokenCounts, prices: Prices | undefined
     },
     prices,
   );
+  return counts.webSearchRequests === undefined ? usage : { ...usage, webSearchRequests: counts.webSearchRequests };
 }

@@ -29,7 +29,11 @@ interface CallContext {
  * A model on the OpenAI Responses API (`POST /responses`, streamed), for API keys and Codex
  * access tokens. Reasoning is requested encrypted and kept as opaque `openai-responses` provider
  * blocks that go back unchanged in later requests, so a restored Session continues its
- * reasoning. Creating the binding connects to nothing; the credential stays in its closure.
+ * reasoning. A `web-search` hosted tool is the Responses `web_search` tool (`allowedDomains`,
+ * `searchContextSize`; any other option or kind ends the call with `model_unsupported` before
+ * anything is sent); its `web_search_call` items are kept the same way, and its progress is
+ * reported as `hosted-tool` events with the queries and sources. Creating the binding connects
+ * to nothing; the credential stays in its closure.
  */
 export function codex(options: CodexOptions): ModelBinding {
   const { apiKey, accessToken, model } = options;

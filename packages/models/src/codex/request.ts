@@ -1,6 +1,11 @@
 // Builds the Responses request of one model call.
 import { type HostedToolSpec, ModelProviderError, type ModelRequest } from "@castellan/harness";
-import type { ResponseCreateParamsStreaming, Tool, WebSearchTool } from "openai/resources/responses/responses";
+import type {
+  ResponseCreateParamsStreaming,
+  ResponseIncludable,
+  Tool,
+  WebSearchTool,
+} from "openai/resources/responses/responses";
 import { PROVIDER } from "./errors.js";
 import { type InputItem, toInputItems, userText } from "./input-items.js";
 import type { CodexReasoningOptions } from "./options.js";
@@ -14,8 +19,9 @@ export interface RequestSettings {
 
 /**
  * The streaming request. Nothing is stored at the provider (`store: false`), so reasoning comes
- * back encrypted and the conversation is sent in full each time. Throws `model_unsupported` for
- * a hosted tool it cannot serve.
+ * back encrypted and the conversation is sent in full each time. A web search asks for its
+ * sources (`include: ["web_search_call.action.sources"]`), which the `hosted-tool` events
+ * report. Throws `model_unsupported` for a hosted tool it cannot serve.
  */
 export function buildParams(request: ModelRequest, settings: RequestSettings): ResponseCreateParamsStreaming {
   const input: InputItem[] = toInputItems(request.messages);
@@ -31,6 +37,10 @@ export function buildParams(request: ModelRequest, settings: RequestSettings): R
   }));
   for (const hosted of request.hostedTools) tools.push(hostedTool(hosted));
   const { reasoning } = settings;
+  // One list for every include, each once.
+  const include = new Set<ResponseIncludable>();
+  if (reasoning !== false) include.add("reasoning.encrypted_content");
+  if (tools.some((tool) => tool.type === "web_search")) include.add("web_search_call.action.sources");
   return {
     model: settings.model,
     stream: true,
@@ -39,19 +49,15 @@ export function buildParams(request: ModelRequest, settings: RequestSettings): R
     input: input as ResponseCreateParamsStreaming["input"],
     ...(request.system ? { instructions: request.system } : {}),
     ...(tools.length > 0 ? { tools } : {}),
-    ...(reasoning === false
-      ? {}
-      : {
-          include: ["reasoning.encrypted_content"],
-          ...(reasoning.effort !== undefined || reasoning.summary !== undefined
-            ? {
-                reasoning: {
-                  ...(reasoning.effort !== undefined ? { effort: reasoning.effort } : {}),
-                  ...(reasoning.summary !== undefined ? { summary: reasoning.summary } : {}),
-                },
-              }
-            : {}),
-        }),
+    ...(include.size > 0 ? { include: [...include] } : {}),
+    ...(reasoning !== false && (reasoning.effort !== undefined || reasoning.summary !== undefined)
+      ? {
+          reasoning: {
+            ...(reasoning.effort !== undefined ? { effort: reasoning.effort } : {}),
+            ...(reasoning.summary !== undefined ? { summary: reasoning.summary } : {}),
+          },
+        }
+      : {}),
     ...(settings.maxOutputTokens !== undefined ? { max_output_tokens: settings.maxOutputTokens } : {}),
   };
 }

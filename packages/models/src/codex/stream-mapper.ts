@@ -14,6 +14,7 @@ import { PROVIDER, responseError } from "./errors.js";
 import { RESPONSES_PROVIDER } from "./input-items.js";
 import { messageMarker } from "./message-marker.js";
 import { toUsage } from "./usage.js";
+import { WebSearchCallEvents } from "./web-search-events.js";
 
 type Json = Record<string, JsonValue>;
 
@@ -34,6 +35,7 @@ export class ResponseStreamMapper implements AnswerMapping<unknown> {
   private refused = false;
   /** Whether text was emitted since the last content block: a new message item must not continue it. */
   private textSinceBlock = false;
+  private readonly searches = new WebSearchCallEvents();
 
   constructor(
     private readonly pricing: Prices | undefined,
@@ -68,6 +70,9 @@ export class ResponseStreamMapper implements AnswerMapping<unknown> {
         if (isObject(event.item) && event.item.type === "function_call" && typeof event.item.id === "string") {
           this.argumentsById.set(event.item.id, typeof event.item.arguments === "string" ? event.item.arguments : "");
         }
+        if (isObject(event.item) && event.item.type === "web_search_call" && typeof event.item.id === "string") {
+          return this.searches.started(event.item.id, event.item);
+        }
         // A message that follows another message's text starts a text block of its own.
         if (isObject(event.item) && event.item.type === "message" && this.textSinceBlock) {
           return [this.block(messageMarker(undefined))];
@@ -81,6 +86,10 @@ export class ResponseStreamMapper implements AnswerMapping<unknown> {
         if (typeof event.item_id !== "string" || typeof event.arguments !== "string") throw this.broken(event.type);
         this.argumentsById.set(event.item_id, event.arguments);
         return [];
+      case "response.web_search_call.in_progress":
+      case "response.web_search_call.searching":
+        // The call's start, when its added item was not seen.
+        return typeof event.item_id === "string" ? this.searches.started(event.item_id) : [];
       case "response.output_item.done":
         if (!isObject(event.item) || typeof event.item.type !== "string") throw this.broken(event.type);
         return this.itemDone(event.item);
@@ -105,8 +114,8 @@ export class ResponseStreamMapper implements AnswerMapping<unknown> {
       case "error":
         throw responseError(event.code, event.message, this.redact, this.requestId);
       default:
-        // Lifecycle and part events (created, in_progress, content_part.*, *.done, web search
-        // progress) carry nothing the complete items do not.
+        // Lifecycle and part events (created, in_progress, content_part.*, *.done,
+        // web_search_call.completed) carry nothing the complete items do not.
         return [];
     }
   }
@@ -138,9 +147,13 @@ export class ResponseStreamMapper implements AnswerMapping<unknown> {
       // `commentary` or `final_answer`) is kept after the text it labels, to be sent back on it.
       return typeof item.phase === "string" ? [this.block(messageMarker(item.phase))] : [];
     }
+    if (item.type === "web_search_call") {
+      // Kept whole, in place, and sent back unchanged; its outcome follows it.
+      return [this.block(item), ...this.searches.done(item)];
+    }
     if (item.type !== "function_call") {
-      // Reasoning (with its encrypted content), web search calls and anything newer: kept
-      // whole, in place, and sent back unchanged.
+      // Reasoning (with its encrypted content) and anything newer: kept whole, in place, and
+      // sent back unchanged.
       return [this.block(item)];
     }
     if (typeof item.call_id !== "string" || typeof item.name !== "string")

@@ -59,7 +59,8 @@ export interface OpenRouterBinding extends ModelBinding {
  * path as `openaiCompatible`). Creating it connects to nothing; the catalog is read on the
  * first `check()` or `stream` call unless `catalogEntry` is given. A reasoning model's
  * `reasoning_details` are kept on the assistant message and sent back unchanged, so its
- * reasoning continues across tool calls and restored Sessions.
+ * reasoning continues across tool calls and restored Sessions. Provider-hosted tools (e.g. web
+ * search) are refused with `model_unsupported` before the catalog is read or anything is sent.
  */
 export function openrouter(options: OpenRouterOptions): OpenRouterBinding {
   const where = "openrouter";

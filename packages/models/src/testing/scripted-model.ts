@@ -1,6 +1,7 @@
 import {
   CastellanError,
   type ContentBlock,
+  type HostedToolStreamEvent,
   type JsonValue,
   type ModelBinding,
   type ModelCallOptions,
@@ -20,6 +21,11 @@ export interface ScriptedStep {
   /** Non-text blocks emitted after the text, in order (images, opaque provider blocks). */
   readonly content?: readonly ContentBlock[];
   readonly thinking?: string;
+  /**
+   * Provider-hosted tool activity (e.g. a web search the provider ran), streamed as
+   * `hosted-tool` events after the thinking and before the text, in order.
+   */
+  readonly hosted?: readonly Omit<HostedToolStreamEvent, "type">[];
   /**
    * Tool calls, after the text. `malformedInput` makes a call whose arguments text is not JSON
    * (as an adapter reports a call cut off at the output limit); its `input` is then ignored.
@@ -100,6 +106,7 @@ export function scriptedModel(steps: readonly ScriptedStepSource[], options: Scr
       return;
     }
     if (step.thinking) yield { type: "thinking-delta", text: step.thinking };
+    for (const activity of step.hosted ?? []) yield { type: "hosted-tool", ...activity };
     if (step.text) {
       const size = step.chunkSize && step.chunkSize > 0 ? step.chunkSize : step.text.length;
       for (let index = 0; index < step.text.length; index += size) {

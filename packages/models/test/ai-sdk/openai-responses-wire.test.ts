@@ -221,7 +221,14 @@ describe("aiSdk over @ai-sdk/openai (responses)", () => {
             type: "web_search_call",
             id: "ws_1",
             status: "completed",
-            action: { type: "search", query: "oslo weather" },
+            action: {
+              type: "search",
+              query: "oslo weather",
+              sources: [
+                { type: "url", url: "https://weather.example/oslo" },
+                { type: "url", url: "https://yr.example/oslo" },
+              ],
+            },
           },
         }),
         event("response.output_item.added", { output_index: 1, item: { type: "message", id: "msg_1" } }),
@@ -243,7 +250,21 @@ describe("aiSdk over @ai-sdk/openai (responses)", () => {
     const blocks = assemble(events).content.map((block) =>
       block.type === "provider" ? (block.data as { part: string }).part : block.type,
     );
-    expect(blocks).toEqual(["tool-call", "tool-result", "text", "metadata"]);
+    expect(blocks).toEqual(["tool-call", "tool-result", "source", "source", "text", "metadata"]);
+    // The provider's call and result parts are also reported as the hosted search, before the text.
+    const sources = [{ url: "https://weather.example/oslo" }, { url: "https://yr.example/oslo" }];
+    expect(events.filter((streamed) => streamed.type === "hosted-tool" || streamed.type === "text-delta")).toEqual([
+      { type: "hosted-tool", callId: "ws_1", kind: "web-search", status: "started", queries: [], sources: [] },
+      {
+        type: "hosted-tool",
+        callId: "ws_1",
+        kind: "web-search",
+        status: "completed",
+        queries: ["oslo weather"],
+        sources,
+      },
+      { type: "text-delta", text: "Sunny." },
+    ]);
     expect(events.filter((streamed) => streamed.type === "tool-call")).toEqual([]);
     expect(events.at(-1)).toEqual({ type: "finish", stopReason: "end" });
   });

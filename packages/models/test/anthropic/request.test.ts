@@ -193,11 +193,11 @@ describe("the Anthropic request", () => {
     ]);
   });
 
-  it("ends with model_unsupported for hosted tools, sending nothing", async () => {
+  it("ends with model_unsupported for a hosted tool kind other than web-search, sending nothing", async () => {
     const model = anthropic({ apiKey: FAKE_KEY, model: MODEL, baseURL: fixture.url });
     const events = await collect(
       model,
-      request({ hostedTools: [{ name: "web_search", hosted: { kind: "web-search" } }] }),
+      request({ hostedTools: [{ name: "code", hosted: { kind: "code-interpreter" } }] }),
     );
     expect(events).toHaveLength(1);
     expect(isModelProviderError(finalError(events), "model_unsupported")).toBe(true);

@@ -201,7 +201,7 @@ describe("the Anthropic stream", () => {
     events.splice(2, 0, { event: "future_event", data: { type: "future_event", x: 1 } });
     events.splice(5, 0, {
       event: "content_block_delta",
-      data: { type: "content_block_delta", index: 0, delta: { type: "citations_delta", citation: {} } },
+      data: { type: "content_block_delta", index: 0, delta: { type: "future_delta", anything: {} } },
     });
     const model = await modelAnswering(events);
     expect((await collect(model)).map((event) => event.type)).toEqual(["text-delta", "usage", "finish"]);

@@ -1,4 +1,4 @@
-import type { JsonValue, Message, StopReason, ToolCall, ToolReceipt } from "@castellan/harness";
+import type { HostedToolCall, JsonValue, Message, StopReason, ToolCall, ToolReceipt } from "@castellan/harness";
 import { deepFreeze } from "@castellan/harness";
 import { SessionLogError } from "../errors.js";
 import type {
@@ -54,6 +54,7 @@ export interface HistoryView {
   readonly usage: Pick<UsageLedger, "report" | "runUsage">;
   readonly open: ReadonlyMap<string, Readonly<OpenCall>>;
   toolCalls(name: string): readonly ToolReceipt[];
+  hostedToolCalls(name: string): readonly HostedToolCall[];
 }
 
 /**
@@ -85,6 +86,7 @@ export class SessionHistory implements HistoryView {
   readonly state = new StateFold();
   readonly usage = new UsageLedger();
   private readonly receipts = new Map<string, ToolReceipt[]>();
+  private readonly hosted = new Map<string, HostedToolCall[]>();
   /** Calls of the latest assistant message without a receipt, in call order. */
   readonly open = new Map<string, OpenCall>();
   private lastRunId: string | undefined;
@@ -141,6 +143,22 @@ export class SessionHistory implements HistoryView {
           });
         }
         return;
+      case "hosted-tool-activity": {
+        this.expectActive(record.runId, position);
+        // Records are not changed after they are saved, so the fact shares (and freezes) their values.
+        const call: HostedToolCall = deepFreeze({
+          callId: record.callId,
+          queries: record.queries,
+          sources: record.sources,
+          ok: record.ok,
+          runId: record.runId,
+          turn: record.turn,
+        });
+        const list = this.hosted.get(record.toolName);
+        if (list) list.push(call);
+        else this.hosted.set(record.toolName, [call]);
+        return;
+      }
       case "tool-batch-start": {
         const active = this.expectActive(record.runId, position);
         active.batchOpen = true;
@@ -242,6 +260,11 @@ export class SessionHistory implements HistoryView {
   /** Settled receipts of a tool, oldest first: a frozen snapshot. */
   toolCalls(name: string): readonly ToolReceipt[] {
     return Object.freeze(this.receipts.get(name)?.slice() ?? []);
+  }
+
+  /** Calls of a provider-hosted tool, oldest first: a frozen snapshot. */
+  hostedToolCalls(name: string): readonly HostedToolCall[] {
+    return Object.freeze(this.hosted.get(name)?.slice() ?? []);
   }
 
   /** The id of the most recent Run, if any. */

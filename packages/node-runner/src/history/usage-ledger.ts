@@ -22,6 +22,8 @@ export interface UsageTotals {
   readonly cacheReadTokens: number;
   readonly cacheWriteTokens: number;
   readonly costUsd?: number;
+  /** Provider-hosted web searches; present once a counted call reported them. */
+  readonly webSearchRequests?: number;
 }
 
 /** What `session.usage()` returns: totals for the Session, per Run and per model, and every entry. */
@@ -40,6 +42,7 @@ export class UsageTotalsBuilder {
   cacheReadTokens = 0;
   cacheWriteTokens = 0;
   costUsd: number | undefined = 0;
+  webSearchRequests: number | undefined;
 
   add(usage: Usage): void {
     this.calls++;
@@ -48,10 +51,13 @@ export class UsageTotalsBuilder {
     this.cacheReadTokens += usage.cacheReadTokens ?? 0;
     this.cacheWriteTokens += usage.cacheWriteTokens ?? 0;
     this.costUsd = usage.costUsd === undefined || this.costUsd === undefined ? undefined : this.costUsd + usage.costUsd;
+    if (usage.webSearchRequests !== undefined) {
+      this.webSearchRequests = (this.webSearchRequests ?? 0) + usage.webSearchRequests;
+    }
   }
 
   freeze(): UsageTotals {
-    const { calls, inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, costUsd } = this;
+    const { calls, inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, costUsd, webSearchRequests } = this;
     return Object.freeze({
       calls,
       inputTokens,
@@ -59,6 +65,7 @@ export class UsageTotalsBuilder {
       cacheReadTokens,
       cacheWriteTokens,
       ...(costUsd === undefined || calls === 0 ? {} : { costUsd }),
+      ...(webSearchRequests === undefined ? {} : { webSearchRequests }),
     });
   }
 }
@@ -85,7 +92,7 @@ export class UsageLedger {
    * saved model call of the Run, in any process (a resumed Run includes what it spent before).
    */
   runUsage(runId: string): Usage {
-    const { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, costUsd } = (
+    const { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, costUsd, webSearchRequests } = (
       this.runs.get(runId) ?? new UsageTotalsBuilder()
     ).freeze();
     return Object.freeze({
@@ -94,6 +101,7 @@ export class UsageLedger {
       cacheReadTokens,
       cacheWriteTokens,
       ...(costUsd === undefined ? {} : { costUsd }),
+      ...(webSearchRequests === undefined ? {} : { webSearchRequests }),
     });
   }
 

@@ -123,6 +123,7 @@ async function turnLoop(context: SessionContext, run: RunRequest, journal: RunJo
             model: model.specifier,
             ...(answer.usage ? { usage: answer.usage } : {}),
           },
+          ...answer.hostedActivity,
         ],
         [{ kind: "assistant-message", runId, turn, message: answer.message, stopReason: answer.stopReason }],
       );

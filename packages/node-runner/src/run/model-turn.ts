@@ -3,12 +3,16 @@ import { isContentBlock } from "@castellan/harness";
 import { ModelCallError, RunAbortedError } from "../errors.js";
 import type { BoundModel } from "../models/bound-model.js";
 import type { Emit } from "../session/session-context.js";
+import type { HostedToolActivityRecord } from "../store/records.js";
+import { HostedActivityTracker } from "./hosted-activity.js";
 
 /** The complete answer of one model call. */
 export interface ModelTurn {
   readonly message: AssistantMessage;
   readonly stopReason: StopReason;
   readonly usage: Usage | undefined;
+  /** The provider-hosted calls that ran inside the call, saved with the answer. */
+  readonly hostedActivity: readonly HostedToolActivityRecord[];
 }
 
 /**
@@ -28,6 +32,7 @@ export async function streamModelTurn(
   let text = "";
   let usage: Usage | undefined;
   let stopReason: StopReason | undefined;
+  const hosted = new HostedActivityTracker(request.hostedTools, { runId, turn, specifier: model.specifier });
   const flushText = () => {
     if (text.length > 0) content.push({ type: "text", text });
     text = "";
@@ -67,6 +72,9 @@ export async function streamModelTurn(
           emit({ kind: "tool-call", runId, turn, toolCall: call });
           break;
         }
+        case "hosted-tool":
+          for (const reported of hosted.observe(event)) emit(reported);
+          break;
         case "usage":
           usage = event.usage;
           emit({ kind: "model-usage", runId, turn, model: model.specifier, usage: event.usage });
@@ -101,7 +109,8 @@ export async function streamModelTurn(
   if (stopReason === undefined)
     throw new ModelCallError(`Model "${model.specifier}" ended its stream without finishing.`);
   flushText();
-  return { message: { role: "assistant", content, toolCalls }, stopReason, usage };
+  for (const reported of hosted.finish()) emit(reported);
+  return { message: { role: "assistant", content, toolCalls }, stopReason, usage, hostedActivity: hosted.records() };
 }
 
 /**

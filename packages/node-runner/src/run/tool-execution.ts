@@ -56,6 +56,7 @@ export async function executeTool(
     turn,
     params: base.params,
     toolCalls: base.toolCalls,
+    hostedToolCalls: base.hostedToolCalls,
     resource: base.resource,
     get state() {
       return batch.view;

@@ -135,6 +135,7 @@ export function turnContext(context: SessionContext, turn: number): TurnContext 
     params: context.params,
     state: committedState(context),
     toolCalls: (name) => context.history.toolCalls(name),
+    hostedToolCalls: (name) => context.history.hostedToolCalls(name),
     resource<Value>(request: ResourceRequest<unknown, Value>): Value {
       if (!context.resources.has(request)) throw new ResourcePendingError(request.binding.name);
       return context.resources.get(request) as Value;

@@ -5,6 +5,7 @@ export {
   type ApprovalRequestRecord,
   type AssistantMessageRecord,
   type CompactionRecord,
+  type HostedToolActivityRecord,
   type RunEndRecord,
   type RunInputRecord,
   type RunResumeRecord,

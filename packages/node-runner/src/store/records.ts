@@ -44,6 +44,26 @@ export interface AssistantMessageRecord {
   readonly usage?: Usage;
 }
 
+/**
+ * A provider-hosted tool call (e.g. a web search) that ran inside the model call of the
+ * `assistant-message` it is saved with, in the same append: its queries and sources, bounded
+ * (8 queries, 50 sources, titles of 300 characters), never page content.
+ */
+export interface HostedToolActivityRecord {
+  readonly kind: "hosted-tool-activity";
+  readonly runId: string;
+  readonly turn: number;
+  readonly callId: string;
+  /** The hosted tool's name in the agent, e.g. `web_search`. */
+  readonly toolName: string;
+  /** Its hosted kind, e.g. `web-search`. */
+  readonly hostedKind: string;
+  readonly ok: boolean;
+  readonly queries: readonly string[];
+  readonly sources: readonly { readonly url: string; readonly title?: string }[];
+  readonly errorCode?: string;
+}
+
 /** A tool call is about to execute (its intent); written before the tool runs. */
 export interface ToolStartRecord {
   readonly kind: "tool-start";
@@ -183,6 +203,7 @@ export type SessionRecord =
   | SessionOpenRecord
   | RunStartRecord
   | AssistantMessageRecord
+  | HostedToolActivityRecord
   | ToolStartRecord
   | ToolEndRecord
   | RunEndRecord
@@ -201,6 +222,7 @@ const kinds: { readonly [Kind in SessionRecord["kind"]]: true } = {
   "session-open": true,
   "run-start": true,
   "assistant-message": true,
+  "hosted-tool-activity": true,
   "tool-start": true,
   "tool-end": true,
   "run-end": true,

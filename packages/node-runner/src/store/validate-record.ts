@@ -67,6 +67,30 @@ function checkAssistantMessage(record: Fields): string | undefined {
   return undefined;
 }
 
+function checkHostedToolActivity(record: Fields): string | undefined {
+  const problem = checkTurnScoped(record) ?? missingString(record, "callId", "toolName", "hostedKind");
+  if (problem !== undefined) return problem;
+  if (typeof record.ok !== "boolean") return '"ok" is not a boolean';
+  if (!Array.isArray(record.queries) || !record.queries.every((query) => typeof query === "string")) {
+    return '"queries" is not an array of strings';
+  }
+  const sources = record.sources;
+  if (
+    !Array.isArray(sources) ||
+    !sources.every(
+      (source) =>
+        isObject(source) &&
+        typeof source.url === "string" &&
+        (source.title === undefined || typeof source.title === "string"),
+    )
+  ) {
+    return '"sources" is not a list of { url, title? }';
+  }
+  return record.errorCode === undefined || typeof record.errorCode === "string"
+    ? undefined
+    : '"errorCode" is not a string';
+}
+
 function checkToolStart(record: Fields): string | undefined {
   const problem = missingString(record, "runId");
   if (problem !== undefined) return problem;
@@ -207,6 +231,7 @@ const checks: { readonly [Kind in SessionRecord["kind"]]: Check } = {
   "session-open": checkSessionOpen,
   "run-start": checkRunStart,
   "assistant-message": checkAssistantMessage,
+  "hosted-tool-activity": checkHostedToolActivity,
   "tool-start": checkToolStart,
   "tool-end": checkToolEnd,
   "run-end": checkRunEnd,

@@ -32,6 +32,7 @@ export function toolContext(overrides: Partial<ToolContext> = {}): ToolContext {
     params: {},
     state: {},
     toolCalls: () => [],
+    hostedToolCalls: () => [],
     resource: () => {
       throw new Error("no resources here");
     },

@@ -18,7 +18,19 @@ export type ScriptedBlock =
   | { readonly text: readonly string[] }
   | { readonly tool: { readonly id: string; readonly name: string; readonly json: readonly string[] } }
   | { readonly thinking: readonly string[]; readonly signature: string }
-  | { readonly redacted: string };
+  | { readonly redacted: string }
+  /**
+   * A block whose input streams as `input_json_delta` pieces after `start` (which has
+   * `input: {}`), as a `server_tool_use` block does.
+   */
+  | { readonly streamed: Readonly<Record<string, unknown>>; readonly json: readonly string[] }
+  /** A block sent whole in its `content_block_start`, as a `web_search_tool_result` is. */
+  | { readonly whole: Readonly<Record<string, unknown>> }
+  /**
+   * A text block that cites search results: it starts as `{ citations: [], type: "text", text: "" }`,
+   * then each citation comes as a `citations_delta`, then the text as `text_delta`s.
+   */
+  | { readonly cited: readonly string[]; readonly citations: readonly Readonly<Record<string, unknown>>[] };
 
 /** Token counts as Anthropic reports them. */
 export interface WireUsage {
@@ -26,6 +38,8 @@ export interface WireUsage {
   readonly output_tokens: number;
   readonly cache_read_input_tokens?: number;
   readonly cache_creation_input_tokens?: number;
+  /** Reported in `message_delta` when given. */
+  readonly server_tool_use?: { readonly web_search_requests: number; readonly web_fetch_requests?: number };
 }
 
 const event = (name: string, data: unknown): SseEvent => ({ event: name, data: { type: name, ...(data as object) } });
@@ -60,7 +74,10 @@ export function answer(
   events.push(
     event("message_delta", {
       delta: { stop_reason: options.stopReason ?? "end_turn", stop_sequence: null },
-      usage: { output_tokens: usage.output_tokens },
+      usage: {
+        output_tokens: usage.output_tokens,
+        ...(usage.server_tool_use ? { server_tool_use: usage.server_tool_use } : {}),
+      },
     }),
     event("message_stop", {}),
   );
@@ -79,6 +96,22 @@ function blockEvents(block: ScriptedBlock, index: number): SseEvent[] {
     return [
       start({ type: "tool_use", id, name, input: {} }),
       ...json.map((partial_json) => delta({ type: "input_json_delta", partial_json })),
+      stop,
+    ];
+  }
+  if ("streamed" in block) {
+    return [
+      start(block.streamed),
+      ...block.json.map((partial_json) => delta({ type: "input_json_delta", partial_json })),
+      stop,
+    ];
+  }
+  if ("whole" in block) return [start(block.whole), stop];
+  if ("cited" in block) {
+    return [
+      start({ citations: [], type: "text", text: "" }),
+      ...block.citations.map((citation) => delta({ type: "citations_delta", citation })),
+      ...block.cited.map((text) => delta({ type: "text_delta", text })),
       stop,
     ];
   }

@@ -111,6 +111,38 @@ export class ResponsesStream {
     return this.done({ id, type: "web_search_call", status: "completed", action: { type: "search", query } });
   }
 
+  /**
+   * A hosted web search call as the API streams it: the item added without its action, its
+   * progress events (`in_progress`, `searching`, and `completed` unless it failed), then the item
+   * done with `action` (whose `sources` the request's include asks for) and `status`.
+   * `progress: false` leaves the progress events out; `added: false` the added item.
+   */
+  searchCall(
+    action: Json,
+    options: {
+      readonly id?: string;
+      readonly status?: string;
+      readonly progress?: boolean;
+      readonly added?: boolean;
+    } = {},
+  ): this {
+    const index = this.output.length;
+    const id = options.id ?? `ws_${index}`;
+    const status = options.status ?? "completed";
+    if (options.added !== false) {
+      this.emit("response.output_item.added", {
+        output_index: index,
+        item: { id, type: "web_search_call", status: "in_progress" },
+      });
+    }
+    if (options.progress !== false) {
+      this.emit("response.web_search_call.in_progress", { output_index: index, item_id: id });
+      this.emit("response.web_search_call.searching", { output_index: index, item_id: id });
+      if (status === "completed") this.emit("response.web_search_call.completed", { output_index: index, item_id: id });
+    }
+    return this.done({ id, type: "web_search_call", status, action });
+  }
+
   completed(usage: UsageSpec = { input: 10, output: 5 }): SseEvent[] {
     this.emit("response.completed", { response: this.response("completed", usage) });
     return this.events;
