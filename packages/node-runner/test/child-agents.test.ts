@@ -330,10 +330,37 @@ describe("childAgent()", () => {
     }
   });
 
-  it("reports an unknown grant (child_grant_unknown)", async () => {
+  it("fails the parent's open with child_grant_unknown for a grant no tool of the child can answer", async () => {
     const worker = child("test.unknown", [{ text: "never" }]);
-    const run = await parentRun({ child: worker, grants: ["no_such_tool"], permissions: "full-access" });
+    const runner = await createNodeRunner({
+      agent: defineAgent("test.parent-unknown", {
+        model: scriptedModel([]),
+        capabilities: [childAgent(worker, { toolGrants: ["look", "no_such_tool"] })],
+      }),
+      permissions: "full-access",
+    });
+    try {
+      await expect(runner.createSession()).rejects.toMatchObject({
+        code: "child_grant_unknown",
+        message: expect.stringMatching(/no tool "no_such_tool".*its tools are look, write, slow/),
+      });
+    } finally {
+      await runner.close();
+    }
+  });
+
+  it("checks a grant a child's resources might contribute when the child opens", async () => {
+    const kind: BindingKind<string, string> = {
+      name: "catalog",
+      acquire: async (spec) => ({ value: spec, close: () => undefined }),
+    };
+    const leasing = defineAgent("test.leasing", {
+      model: scriptedModel([{ text: "never" }]),
+      tools: [look],
+      capabilities: [defineCapability({ name: "catalog", resources: [resource(kind, "x")] })],
+    });
+    const run = await parentRun({ child: leasing, grants: ["from_the_server"], permissions: "full-access" });
     expect(run.report.status).toBe("failed");
-    expect(run.report.error).toContain("no_such_tool");
+    expect(run.report.error).toContain('has no tool "from_the_server" to grant');
   });
 });

@@ -45,3 +45,17 @@ export function childUsageOf(result: object): readonly ChildUsage[] | undefined 
 export function isChildAgentTool(tool: ToolDeclaration | Tool): boolean {
   return specs.has(tool);
 }
+
+// Tools a child may find only when its Session opens: those a capability's resource lease
+// contributes (an MCP server's), and the skill tools, present once skills are found.
+const foundAtOpen: ReadonlySet<string> = new Set(["activate_skill", "read_skill_resource"]);
+
+/**
+ * The grants of `spec` that can never name a tool of the child: not declared by it or its
+ * capabilities, and not contributable when it opens (a child with a resource-acquiring
+ * capability may get more tools then; those grants are checked when the child opens).
+ */
+export function staticallyUnknownGrants(spec: ChildAgentSpec, declared: readonly string[]): readonly string[] {
+  const leases = spec.child.capabilities.some((capability) => capability.resources.length > 0);
+  return spec.toolGrants.filter((name) => !declared.includes(name) && !foundAtOpen.has(name) && !leases);
+}

@@ -9,6 +9,8 @@ import type {
   Tool,
 } from "@castellan/harness";
 import { buildProgram, CastellanError, DeclarationError, resolveResourceSpec } from "@castellan/harness";
+import { childAgentSpecOf, staticallyUnknownGrants } from "../children/child-tools.js";
+import { ChildGrantUnknownError } from "../children/errors.js";
 import { SessionMismatchError } from "../errors.js";
 import { SessionHistory } from "../history/session-history.js";
 import { McpToolNameCollisionError } from "../mcp/errors.js";
@@ -78,6 +80,7 @@ export async function admit(request: {
   assertDeclaredParams(params, agent);
 
   let program = buildProgram(agent);
+  checkChildGrants(program);
   if (program.tools.length > 0) await loadInputValidation();
   let tools = bindTools(program, registry);
   const model = resolveSessionModel(agent, registry);
@@ -193,5 +196,20 @@ function checkFoundToolNames(program: Program, found: ReadonlyMap<string, readon
       }
       seen.set(tool.name, origin);
     }
+  }
+}
+
+/**
+ * Fails the open with `child_grant_unknown` for a child-agent grant no tool of the child can
+ * answer, before any resource is acquired; grants a child might find when it opens are checked
+ * again then.
+ */
+function checkChildGrants(program: Program): void {
+  for (const entry of program.tools) {
+    const spec = childAgentSpecOf(entry.declaration);
+    if (!spec) continue;
+    const declared = buildProgram(spec.child).tools.map((tool) => tool.name);
+    const unknown = staticallyUnknownGrants(spec, declared);
+    if (unknown.length > 0) throw new ChildGrantUnknownError(spec.child.id, unknown, declared);
   }
 }
