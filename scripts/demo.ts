@@ -1,25 +1,46 @@
-// `npm run demo`: two separate processes hold one conversation on the offline model; the
-// second continues the Session the first saved.
+// `npm run demo`: the local coding agent on its deterministic mock model. A temporary copy of
+// the sample project gets its bug fixed, tested, reviewed and reported by one process; a second
+// process reopens the saved Session and answers from its history. No credentials, no network.
+//
+//   npm run demo                    commands run uncontained, in the temporary copy
+//   npm run demo -- --sandbox os    the same flow with commands in bubblewrap
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { cp, mkdtemp, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
 
-const example = fileURLToPath(new URL("../examples/session/chat.ts", import.meta.url));
-const directory = mkdtempSync(join(tmpdir(), "castellan-demo-"));
-const say = (message: string) => {
-  process.stdout.write(`\n$ node examples/session/chat.ts ${JSON.stringify(message)}\n`);
-  const child = spawnSync(process.execPath, [example, message], {
-    stdio: "inherit",
-    env: { ...process.env, SESSION_DIRECTORY: directory, SESSION_ID: "demo" },
-  });
-  if (child.status !== 0) throw new Error(`The example exited with ${child.status ?? child.signal}.`);
-};
+const { values } = parseArgs({ options: { sandbox: { type: "string", default: "none" } } });
+const sandbox = values.sandbox;
+if (sandbox !== "none" && sandbox !== "os") throw new Error('--sandbox must be "none" or "os".');
+
+const example = fileURLToPath(new URL("../examples/local-coding-agent/", import.meta.url));
+const work = await realpath(await mkdtemp(join(tmpdir(), "castellan-demo-")));
+const project = join(work, "sample-project");
+
+function run(prompt: string): void {
+  const args = ["run.ts", "--workspace", project, "--approve", "--sandbox", sandbox, prompt];
+  process.stdout.write(
+    `\n$ node examples/local-coding-agent/run.ts ${args.slice(1, -1).join(" ")} ${JSON.stringify(prompt)}\n`,
+  );
+  const child = spawnSync(process.execPath, args, { cwd: example, stdio: "inherit" });
+  if (child.status !== 0) throw new Error(`run.ts exited with ${child.status ?? child.signal}.`);
+}
+
 try {
-  say("Remember our project is Cedar.");
-  say("What is our project called?");
-  process.stdout.write(`\nThe second process reopened Session "demo" from ${directory} and continued it.\n`);
+  await cp(join(example, "sample-project"), project, { recursive: true });
+  process.stdout.write(
+    sandbox === "none"
+      ? "Commands run WITHOUT OS containment (--sandbox none), in a temporary copy of the sample project.\n" +
+          "Run `npm run demo -- --sandbox os` to contain them in bubblewrap.\n"
+      : "Commands run in bubblewrap (--sandbox os), in a temporary copy of the sample project.\n",
+  );
+  run("Fix the bug described in docs/ISSUE.md.");
+  run("What did you change?");
+  process.stdout.write(
+    `\nThe second process reopened Session "local-coding-agent" from ${join(project, ".castellan-sessions")} and answered from its history.\n`,
+  );
 } finally {
-  rmSync(directory, { recursive: true, force: true });
+  await rm(work, { recursive: true, force: true });
 }
