@@ -2,7 +2,7 @@
 // into a project outside the workspace, at the versions the workspace lockfile resolved and from npm's
 // cache alone, and copy the example's files into it.
 import { execFile } from "node:child_process";
-import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { copyFile, cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -27,6 +27,13 @@ export interface PackedConsumerOptions {
    * node_modules beside the packed packages, which then use them; default none.
    */
   readonly ownTarballs?: readonly string[];
+  /**
+   * Registry packages the consumer depends on itself, name to pinned version, installed at the
+   * version the workspace lockfile resolved (e.g. an example's MCP server); default none.
+   */
+  readonly dependencies?: Readonly<Record<string, string>>;
+  /** Directories (absolute paths) copied into the consumer whole, keeping their names; default none. */
+  readonly directories?: readonly string[];
 }
 
 /** What the compiler read for a consumer's typecheck that found no error. */
@@ -95,7 +102,10 @@ export async function createPackedConsumer(
       name: "consumer",
       private: true,
       type: "module",
-      dependencies: Object.fromEntries(installed.map((tarball) => [tarball.name, `file:${tarball.path}`])),
+      dependencies: {
+        ...Object.fromEntries(installed.map((tarball) => [tarball.name, `file:${tarball.path}`])),
+        ...options.dependencies,
+      },
       devDependencies: { "@types/node": "24.19.4" },
     };
     const workspace = JSON.parse(await readFile(join(workspaceRoot, "package-lock.json"), "utf8")) as Lockfile;
@@ -112,6 +122,8 @@ export async function createPackedConsumer(
           strict: true,
           noUncheckedIndexedAccess: true,
           noEmit: true,
+          // Node runs the examples' .ts files as they are, so their local imports name .ts files.
+          allowImportingTsExtensions: true,
           skipLibCheck: false,
           types: ["node"],
         },
@@ -119,6 +131,9 @@ export async function createPackedConsumer(
       }),
     );
     for (const file of files) await copyFile(file, join(directory, basename(file)));
+    for (const folder of options.directories ?? []) {
+      await cp(folder, join(directory, basename(folder)), { recursive: true });
+    }
     await installOffline(directory, lockfile);
     return {
       directory,
