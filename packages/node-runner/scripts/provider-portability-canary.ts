@@ -33,7 +33,11 @@ const requiredVariables: Readonly<Record<CanaryProvider, readonly string[]>> = {
 };
 
 /** Values kept out of everything printed, should a provider's error ever echo one. */
-const secretVariables = ["CASTELLAN_OPENAI_CODEX_ACCESS_TOKEN", "CASTELLAN_OPENAI_CODEX_ACCOUNT_ID", "OPENROUTER_API_KEY"];
+const secretVariables = [
+  "CASTELLAN_OPENAI_CODEX_ACCESS_TOKEN",
+  "CASTELLAN_OPENAI_CODEX_ACCOUNT_ID",
+  "OPENROUTER_API_KEY",
+];
 
 /** The longest the canary program may take before it is stopped and counted as failed. */
 const programTimeoutMs = 20 * 60_000;
@@ -94,8 +98,12 @@ function redact(text: string): string {
 function errorText(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   // A failed child process (npm, tsc) says what it printed; the compiler's diagnostics go to stdout.
+  // (tsc --listFiles also lists every file it read: those lines are left out.)
   const output = error as Error & { stdout?: unknown; stderr?: unknown };
-  const printed = [output.stdout, output.stderr].filter((text) => typeof text === "string" && text.trim() !== "");
+  const printed = [output.stdout, output.stderr]
+    .filter((text): text is string => typeof text === "string")
+    .flatMap((text) => text.split("\n"))
+    .filter((line) => line.trim() !== "" && !/^(\/|[A-Za-z]:[\\/]).*\.[cm]?ts$/.test(line.trim()));
   return [error.message, ...printed].join("\n").trim();
 }
 
@@ -366,7 +374,10 @@ async function canary(provider: Provider): Promise<boolean> {
   // Approves exactly { command } (or with workdir "."), in the first Run only; anything else is denied.
   const approve = async (request: ToolApprovalRequest): Promise<ToolApprovalAnswer> => {
     const input = request.input;
-    const fields = input !== null && typeof input === "object" && !Array.isArray(input) ? input : undefined;
+    const fields =
+      input !== null && typeof input === "object" && !Array.isArray(input)
+        ? (input as { readonly [key: string]: unknown })
+        : undefined;
     const exact =
       request.toolName === "exec_command" &&
       request.runId === execRunId &&
