@@ -1,14 +1,13 @@
 import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import {
   type AssistantMessage,
-  type ContentBlock,
   isModelProviderError,
   type ModelRequest,
   type ModelStreamEvent,
-  type ToolCall,
 } from "@castellan/harness";
 import { aiSdk } from "@castellan/models/ai-sdk";
 import { describe, expect, it } from "vitest";
+import { assemble } from "../support/stream.js";
 import { collect, fakeLanguageModel, finish, textParts, usage } from "./support/fake-language-model.js";
 
 const ask: ModelRequest = {
@@ -22,26 +21,6 @@ const ask: ModelRequest = {
 async function streamParts(parts: readonly LanguageModelV4StreamPart[], options: Parameters<typeof aiSdk>[1] = {}) {
   const model = fakeLanguageModel([{ parts }]);
   return await collect(aiSdk(model, options).stream(ask, { signal: new AbortController().signal }));
-}
-
-/** The assistant message a runner assembles from the events (consecutive text deltas form one block). */
-function assemble(events: readonly ModelStreamEvent[]): AssistantMessage {
-  const content: ContentBlock[] = [];
-  const toolCalls: ToolCall[] = [];
-  let text = "";
-  const flush = () => {
-    if (text) content.push({ type: "text", text });
-    text = "";
-  };
-  for (const event of events) {
-    if (event.type === "text-delta") text += event.text;
-    else if (event.type === "content") {
-      flush();
-      content.push(event.block);
-    } else if (event.type === "tool-call") toolCalls.push(event.toolCall);
-  }
-  flush();
-  return { role: "assistant", content, toolCalls };
 }
 
 function errorOf(events: readonly ModelStreamEvent[]): Error {

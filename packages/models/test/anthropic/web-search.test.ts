@@ -4,19 +4,17 @@
 // as they stream, the `hosted-tool` events, `webSearchRequests`, and the blocks sent back
 // byte for byte on the next turn, also after a restore from saved JSON.
 import {
-  type AssistantMessage,
-  type ContentBlock,
   type HostedToolSpec,
   isModelProviderError,
   type Message,
   type ModelStreamEvent,
-  type ToolCall,
   textOf,
 } from "@castellan/harness";
 import { anthropic } from "@castellan/models/anthropic";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { toAnthropicMessages } from "../../src/anthropic/messages.js";
 import { type HttpFixture, type SseEvent, startHttpFixture } from "../support/http-fixture.ts";
+import { assemble } from "../support/stream.ts";
 import {
   answer,
   assertNoKey,
@@ -110,26 +108,6 @@ afterEach(() => fixture.close());
 
 function model(options: Partial<Parameters<typeof anthropic>[0]> = {}) {
   return anthropic({ apiKey: FAKE_KEY, model: MODEL, baseURL: fixture.url, maxRetries: 0, ...options });
-}
-
-/** The assistant message the Runner assembles: consecutive text deltas form one text block. */
-function assemble(events: readonly ModelStreamEvent[]): AssistantMessage {
-  const content: ContentBlock[] = [];
-  const toolCalls: ToolCall[] = [];
-  let text = "";
-  const flush = () => {
-    if (text) content.push({ type: "text", text });
-    text = "";
-  };
-  for (const event of events) {
-    if (event.type === "text-delta") text += event.text;
-    else if (event.type === "content") {
-      flush();
-      content.push(event.block);
-    } else if (event.type === "tool-call") toolCalls.push(event.toolCall);
-  }
-  flush();
-  return { role: "assistant", content, toolCalls };
 }
 
 /** The message object of a scripted answer's message_start, to change in place. */

@@ -2,19 +2,12 @@
 // API's SSE: the `web_search` tool and the sources include, refusals before any request, the
 // `hosted-tool` events of `web_search_call` items in stream order, and the items sent back
 // unchanged on the next turn, also after a restore from saved JSON.
-import {
-  type AssistantMessage,
-  type ContentBlock,
-  type HostedToolSpec,
-  isModelProviderError,
-  type Message,
-  type ModelRequest,
-  type ModelStreamEvent,
-} from "@castellan/harness";
+import { type HostedToolSpec, isModelProviderError, type Message, type ModelRequest } from "@castellan/harness";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type CodexOptions, codex } from "../../src/codex/index.js";
 import { type HttpFixture, type SseEvent, sendSse, startHttpFixture } from "../support/http-fixture.js";
 import { modelRequest } from "../support/request.js";
+import { assemble } from "../support/stream.js";
 import { collect, errorOf, FAKE_KEY, ResponsesStream } from "./support/responses-sse.js";
 
 const webSearch: HostedToolSpec = { name: "web_search", hosted: { kind: "web-search" } };
@@ -55,25 +48,6 @@ const run = (request: ModelRequest, options: Partial<CodexOptions> = {}) =>
   collect(model(options).stream(request, { signal: new AbortController().signal }));
 
 const bodies = () => fixture.requests.map((recorded) => recorded.json as Record<string, unknown>);
-
-/** The assistant message the Runner assembles: consecutive text deltas form one text block. */
-function assemble(events: readonly ModelStreamEvent[]): AssistantMessage {
-  const content: ContentBlock[] = [];
-  let text = "";
-  const flush = () => {
-    if (text) content.push({ type: "text", text });
-    text = "";
-  };
-  for (const event of events) {
-    if (event.type === "text-delta") text += event.text;
-    else if (event.type === "content") {
-      flush();
-      content.push(event.block);
-    }
-  }
-  flush();
-  return { role: "assistant", content, toolCalls: [] };
-}
 
 describe("the codex web search request", () => {
   it("sends web_search and asks for its sources only when a web-search hosted tool is declared", async () => {

@@ -108,25 +108,17 @@ export class HostedActivityTracker {
 
   /** The records to save with the turn's answer, in the order the calls started. */
   records(): HostedToolActivityRecord[] {
-    const { runId, turn } = this.scope;
-    return [...this.activities.values()].map((activity) => ({
-      kind: "hosted-tool-activity",
-      runId,
-      turn,
-      callId: activity.callId,
-      toolName: activity.toolName,
-      hostedKind: activity.hostedKind,
-      ok: activity.ended?.ok ?? false,
-      queries: activity.queries,
-      sources: activity.sources,
-      ...(activity.ended?.errorCode !== undefined ? { errorCode: activity.ended.errorCode } : {}),
-    }));
+    return [...this.activities.values()].map((activity) => ({ kind: "hosted-tool-activity", ...this.facts(activity) }));
   }
 
   private endEvent(activity: Activity): RunEvent {
+    return { kind: "hosted-tool-end", ...this.facts(activity) };
+  }
+
+  /** What the record and the end event both say of a call. */
+  private facts(activity: Activity): Omit<HostedToolActivityRecord, "kind"> {
     const { runId, turn } = this.scope;
     return {
-      kind: "hosted-tool-end",
       runId,
       turn,
       callId: activity.callId,
