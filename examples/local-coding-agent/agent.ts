@@ -2,7 +2,7 @@
 // both ask for the model "coding/primary", which run.ts binds to the deterministic mock and
 // openai.ts to a real model. Each Session gets the project's file URL as its `workspace` param.
 import { fileURLToPath } from "node:url";
-import { type Agent, defineAgent, hostTool, type JsonObject } from "@castellan/harness";
+import { type Agent, type Capability, defineAgent, hostTool, type JsonObject } from "@castellan/harness";
 import { childAgent, mcp, skills, workspace } from "@castellan/node-runner";
 
 /** The model name both agents declare; the host decides what answers it. */
@@ -67,21 +67,15 @@ export interface CodingAgentsOptions {
  */
 export function codingAgents(options: CodingAgentsOptions): { coder: Agent; reviewer: Agent } {
   const reviewer = reviewerAgent();
-  const coder = defineAgent("example.coder", {
-    model: codingModel,
-    params: ["workspace"],
-    instructions: {
-      role: coderInstructions,
-      docs: (ctx) =>
-        `The project's documents (the issue among them) are in ${docsPath(ctx.params)}; read them with the docs server's tools.`,
-    },
-    tools: [hostTool("web_search")],
-    capabilities: [
-      // No host is reachable from a contained command; an uncontained one has no network policy to give.
+  const coder = coderAgent({
+    docs: (params) =>
+      `The project's documents (the issue among them) are in ${docsPath(params)}; read them with the docs server's tools.`,
+    // No host is reachable from a contained command; an uncontained one has no network policy to give.
+    workspace:
       options.sandbox === "os"
         ? workspace({ root: workspaceUrl, sandbox: "os", network: { allowedDomains: [] } })
         : workspace({ root: workspaceUrl, sandbox: "none" }),
-      skills({ directory: new URL("./skills/", import.meta.url) }),
+    tools: [
       mcp({
         transport: "stdio",
         serverName: "docs",
@@ -90,8 +84,35 @@ export function codingAgents(options: CodingAgentsOptions): { coder: Agent; revi
         tools: ["read_text_file", "list_directory"],
         readOnlyTools: ["read_text_file", "list_directory"],
       }),
-      childAgent(reviewer, { toolGrants: [...reviewerGrants] }),
     ],
+    reviewer,
   });
   return { coder, reviewer };
+}
+
+/** What the two compositions' coders differ in. */
+export interface CoderParts {
+  /** The instruction section saying where the project's documents are, from the Session's params. */
+  readonly docs: (params: JsonObject) => string;
+  /** The coder's `workspace()` capability. */
+  readonly workspace: Capability;
+  /** More capabilities, between the skills and the reviewer (e.g. the docs server). Default none. */
+  readonly tools?: readonly Capability[];
+  readonly reviewer: Agent;
+}
+
+/** The coder, `example.coder`: its instructions, workspace, skills, hosted web search and the reviewer as a child agent. */
+export function coderAgent(parts: CoderParts): Agent {
+  return defineAgent("example.coder", {
+    model: codingModel,
+    params: ["workspace"],
+    instructions: { role: coderInstructions, docs: (ctx) => parts.docs(ctx.params) },
+    tools: [hostTool("web_search")],
+    capabilities: [
+      parts.workspace,
+      skills({ directory: new URL("./skills/", import.meta.url) }),
+      ...(parts.tools ?? []),
+      childAgent(parts.reviewer, { toolGrants: [...reviewerGrants] }),
+    ],
+  });
 }

@@ -66,3 +66,24 @@ export function osSandbox(): { readonly available: boolean; readonly skipNote: s
     skipNote: missing.length === 0 ? "" : ` — SKIPPED: the OS sandbox needs ${missing.join(", ")} (required under CI)`,
   };
 }
+
+/** One saved record of a Session log, as the tests read it. */
+export interface Logged {
+  readonly kind: string;
+  readonly [field: string]: unknown;
+}
+
+/** The records of the example's Session log in `directory` (a history directory). */
+export async function sessionRecords(directory: string, sessionId = "local-coding-agent"): Promise<Logged[]> {
+  const text = await readFile(join(directory, `${encodeURIComponent(sessionId)}.jsonl`), "utf8");
+  return text
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => JSON.parse(line).record as Logged);
+}
+
+/** The text of a `tool-end` record's result. */
+export function resultText(record: Logged): string {
+  const result = record.result as { content: { type: string; text?: string }[] };
+  return result.content.map((block) => block.text ?? "").join("");
+}

@@ -10,12 +10,7 @@ import { readdir, readFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exec, type PackedConsumer } from "../../test-support/pack.ts";
-import { createExampleConsumer, osSandbox, sampleCopy } from "./consumer.ts";
-
-interface Logged {
-  readonly kind: string;
-  readonly [field: string]: unknown;
-}
+import { createExampleConsumer, type Logged, osSandbox, resultText, sampleCopy, sessionRecords } from "./consumer.ts";
 
 let packed: PackedConsumer;
 const sandbox = osSandbox();
@@ -36,18 +31,8 @@ async function runExample(workspace: string, flags: readonly string[], prompt: s
   });
 }
 
-async function records(workspace: string, sessionId = "local-coding-agent"): Promise<Logged[]> {
-  const text = await readFile(join(workspace, ".castellan-sessions", `${encodeURIComponent(sessionId)}.jsonl`), "utf8");
-  return text
-    .split("\n")
-    .filter((line) => line.trim() !== "")
-    .map((line) => JSON.parse(line).record as Logged);
-}
-
-function resultText(record: Logged): string {
-  const result = record.result as { content: { type: string; text?: string }[] };
-  return result.content.map((block) => block.text ?? "").join("");
-}
+/** The example's saved Session in a project's default history directory. */
+const records = (workspace: string) => sessionRecords(join(workspace, ".castellan-sessions"));
 
 /** The server-filesystem processes started from this consumer that are still alive. */
 async function liveDocsServers(): Promise<string[]> {
