@@ -110,6 +110,23 @@ export const castellanErrorCodes = [
   "model_stream_malformed",
   "model_network",
   "model_unsupported",
+  // The executor (its HTTP error bodies carry the kebab-case wire code of each)
+  "executor_config_invalid",
+  "executor_forbidden_host",
+  "executor_forbidden_origin",
+  "executor_unauthorized",
+  "executor_method_not_allowed",
+  "executor_route_not_found",
+  "executor_unsupported_media_type",
+  "executor_body_too_large",
+  "executor_invalid_body",
+  "executor_unknown_fields",
+  "executor_unsupported_field",
+  "executor_unsupported_kind",
+  "executor_invalid_job_id",
+  "executor_job_not_found",
+  "executor_shutting_down",
+  "executor_not_implemented",
   // The test kit
   "script_exhausted",
 ] as const;

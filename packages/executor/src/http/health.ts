@@ -1,0 +1,42 @@
+import { readFileSync } from "node:fs";
+
+/** The package's version, read once from its manifest. */
+export const executorVersion: string = (
+  JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }
+).version;
+
+/** The job kinds the protocol names; `bootstrap` and `blueprint` answer `not-implemented` until served. */
+export const jobKinds = ["coder", "bootstrap", "blueprint"] as const;
+
+/** The optional body fields this build serves. */
+export const servedOptionalFields = ["network", "proxyPhasePath", "tuning"] as const;
+
+/** A check's state as `/health` shows it: a measurement's verdict, or `unmeasured`. */
+export type HealthMeasurement = "unmeasured" | { readonly verdict: string; readonly at: string };
+
+/** What `GET /health` answers: liveness and what the server knows of itself, never job data. */
+export interface HealthView {
+  readonly status: "ok";
+  readonly version: string;
+  readonly kinds: readonly string[];
+  readonly capabilities: readonly string[];
+  readonly sandbox: { readonly boot: HealthMeasurement; readonly last: HealthMeasurement };
+  readonly egress: { readonly target: string | null; readonly last: HealthMeasurement };
+}
+
+/** The health view from what the server has measured so far (it never measures to answer). */
+export function healthView(state: {
+  readonly sandboxBoot: HealthMeasurement;
+  readonly sandboxLast: HealthMeasurement;
+  readonly egressTarget: string | undefined;
+  readonly egressLast: HealthMeasurement;
+}): HealthView {
+  return {
+    status: "ok",
+    version: executorVersion,
+    kinds: jobKinds,
+    capabilities: servedOptionalFields,
+    sandbox: { boot: state.sandboxBoot, last: state.sandboxLast },
+    egress: { target: state.egressTarget ?? null, last: state.egressLast },
+  };
+}

@@ -1,0 +1,58 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { ExecutorRequestError } from "../errors.js";
+import { jobIdOfSegment } from "../jobs/job-id.js";
+
+/** What a matched route is handed. */
+export interface RouteRequest {
+  readonly request: IncomingMessage;
+  readonly response: ServerResponse;
+  readonly url: URL;
+  /** The route's job id, checked, where the path has one. */
+  readonly jobId?: string;
+}
+
+/** The handlers of the protocol's routes. */
+export interface RouteHandlers {
+  health(route: RouteRequest): Promise<void> | void;
+  submit(kind: "run" | "bootstrap" | "blueprint", route: RouteRequest): Promise<void> | void;
+  listJobs(route: RouteRequest): Promise<void> | void;
+  viewJob(route: RouteRequest): Promise<void> | void;
+  cancelJob(route: RouteRequest): Promise<void> | void;
+  jobEvents(route: RouteRequest): Promise<void> | void;
+}
+
+type Handler = (route: RouteRequest) => Promise<void> | void;
+
+interface Matched {
+  readonly methods: Readonly<Record<string, Handler>>;
+  readonly jobId?: string;
+  /** Only `/health` answers without the token. */
+  readonly open: boolean;
+}
+
+/** The route of a raw (not normalized) path, or undefined; a malformed job id is `invalid-job-id`. */
+export function matchRoute(path: string, handlers: RouteHandlers): Matched | undefined {
+  if (path === "/health") return { methods: { GET: handlers.health }, open: true };
+  if (path === "/run") return { methods: { POST: (route) => handlers.submit("run", route) }, open: false };
+  if (path === "/bootstrap") return { methods: { POST: (route) => handlers.submit("bootstrap", route) }, open: false };
+  if (path === "/blueprint") return { methods: { POST: (route) => handlers.submit("blueprint", route) }, open: false };
+  if (path === "/jobs") return { methods: { GET: handlers.listJobs }, open: false };
+  if (!path.startsWith("/jobs/")) return undefined;
+  // Everything between /jobs/ and a known suffix is the id, so `a/b` or `..` is refused as one.
+  const rest = path.slice("/jobs/".length);
+  const suffix = /\/(cancel|events)$/.exec(rest)?.[1];
+  const jobId = jobIdOfSegment(suffix ? rest.slice(0, -(suffix.length + 1)) : rest);
+  if (suffix === "cancel") return { methods: { POST: handlers.cancelJob }, jobId, open: false };
+  if (suffix === "events") return { methods: { GET: handlers.jobEvents }, jobId, open: false };
+  return { methods: { GET: handlers.viewJob }, jobId, open: false };
+}
+
+/** The refusal of a method the route does not serve (OPTIONS included: there is no CORS). */
+export function methodNotAllowed(allowed: readonly string[]): ExecutorRequestError {
+  return new ExecutorRequestError("executor_method_not_allowed", `This route answers ${allowed.join(", ")} only.`);
+}
+
+/** The refusal of a path no route serves. */
+export function routeNotFound(): ExecutorRequestError {
+  return new ExecutorRequestError("executor_route_not_found", "No route serves this path.");
+}

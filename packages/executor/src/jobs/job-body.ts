@@ -1,0 +1,204 @@
+import { z } from "zod";
+import type { ExecutorKnobs } from "../config/knobs.js";
+import { type ExecutorErrorField, ExecutorRequestError } from "../errors.js";
+import { jobIdPattern } from "./job-id.js";
+
+/** The job kinds `POST /run` serves. */
+export const runKinds = ["coder"] as const;
+
+/** Kinds of the protocol this server does not run. */
+const unsupportedKinds: ReadonlySet<string> = new Set(["mocker", "playwright"]);
+
+/** Body fields of the coding job that a later part of the server serves; refused until then. */
+export const unservedFields: readonly string[] = Object.freeze([
+  "dependencyInstall",
+  "validationChecks",
+  "reproduction",
+  "skills",
+  "mcpServers",
+  "referenceScreenshots",
+  "designImages",
+  "artifactUpload",
+  "packageRegistries",
+  "pullRequest",
+  "reference",
+]);
+
+/** Fields of the protocol that are out of this server's scope. */
+export const outOfScopeFields: readonly string[] = Object.freeze([
+  "generateImages",
+  "ambientAuth",
+  "infra",
+  "repos",
+  "secrets",
+  "contextDocuments",
+]);
+
+/** The guard limits a body may raise (never lower). */
+const guardLimitNames = [
+  "maxConsecutiveMcpCalls",
+  "maxConsecutiveWebCalls",
+  "maxConsecutiveNonActionCalls",
+  "noEditCallLimit",
+] as const;
+
+const maxSystemPromptBytes = 262_144;
+
+function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  return host === "localhost" || host === "::1" || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+/** The schema of a coding job's body: strict at every level, URLs https (or http on loopback). */
+export function jobBodySchema(knobs: Pick<ExecutorKnobs, (typeof guardLimitNames)[number]>, allowFileRemotes: boolean) {
+  const url = (label: string) =>
+    z.string().refine(
+      (value) => {
+        let parsed: URL;
+        try {
+          parsed = new URL(value);
+        } catch {
+          return false;
+        }
+        if (parsed.username || parsed.password) return false;
+        if (parsed.protocol === "https:") return true;
+        if (parsed.protocol === "http:") return isLoopbackHost(parsed.hostname);
+        return parsed.protocol === "file:" && allowFileRemotes;
+      },
+      {
+        message: `${label} must be an https: URL, or http: to a loopback address${allowFileRemotes ? ", or file:" : ""}, without credentials in it.`,
+      },
+    );
+  const credential = z.string().min(1).max(16_384);
+  const branch = z
+    .string()
+    .min(1)
+    .max(255)
+    .regex(/^(?!-)(?!.*\.\.)(?!.*\/\/)(?!.*@\{)[A-Za-z0-9._/-]+(?<!\.lock)(?<![/.])$/, {
+      message: "must be a git branch name of letters, digits, '.', '_', '-' and '/'.",
+    });
+  const domain = z
+    .string()
+    .min(1)
+    .max(253)
+    .regex(/^(\*\.)?[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/, {
+      message: "must be a domain name or a *.domain pattern.",
+    });
+  const raising = (name: (typeof guardLimitNames)[number]) =>
+    z
+      .number()
+      .int()
+      .min(knobs[name], { message: `may only raise the server's limit of ${knobs[name]}.` })
+      .max(1_000_000)
+      .optional();
+  return z
+    .strictObject({
+      jobId: z.string().regex(jobIdPattern, {
+        message: "must be 1-128 characters of letters, digits, '.', '_' and '-', starting with a letter or digit.",
+      }),
+      kind: z.enum(runKinds).optional(),
+      model: z
+        .strictObject({
+          provider: z.enum(["openai-compatible", "anthropic", "openrouter", "codex"]),
+          baseURL: url("model.baseURL").optional(),
+          token: credential,
+          id: z.string().min(1).max(256),
+        })
+        .refine((model) => model.provider !== "openai-compatible" || model.baseURL !== undefined, {
+          message: "baseURL is required for provider openai-compatible.",
+          path: ["baseURL"],
+        }),
+      proxyPhasePath: z.boolean().optional(),
+      systemPrompt: z.string().refine((value) => Buffer.byteLength(value, "utf8") <= maxSystemPromptBytes, {
+        message: `must be at most ${maxSystemPromptBytes} bytes.`,
+      }),
+      repo: z.strictObject({
+        url: url("repo.url"),
+        baseBranch: branch,
+        workBranch: branch.optional(),
+        token: credential.optional(),
+      }),
+      network: z
+        .strictObject({
+          allowedDomains: z.array(domain).max(64).optional(),
+          deniedDomains: z.array(domain).max(64).optional(),
+        })
+        .optional(),
+      tuning: z
+        .strictObject({
+          guardLimits: z
+            .strictObject(
+              Object.fromEntries(guardLimitNames.map((name) => [name, raising(name)])) as {
+                [Name in (typeof guardLimitNames)[number]]: ReturnType<typeof raising>;
+              },
+            )
+            .optional(),
+        })
+        .optional(),
+    })
+    .refine((body) => body.proxyPhasePath !== true || body.model.baseURL !== undefined, {
+      message: "proxyPhasePath needs model.baseURL.",
+      path: ["proxyPhasePath"],
+    });
+}
+
+/** A checked coding job body. */
+export type JobBody = z.infer<ReturnType<typeof jobBodySchema>>;
+
+function pathOf(path: readonly PropertyKey[]): string {
+  return (
+    path
+      .map((part) => (typeof part === "number" ? `[${part}]` : String(part)))
+      .join(".")
+      .replace(/\.\[/g, "[") || "(body)"
+  );
+}
+
+/**
+ * Checks a parsed body: the protocol's refusals first (an unsupported kind, a field served
+ * later or out of scope, an unknown top-level field), then the schema. Messages and `fields`
+ * name paths and rules, never a submitted value.
+ */
+export function parseJobBody(body: unknown, schema: ReturnType<typeof jobBodySchema>): JobBody {
+  if (body === null || typeof body !== "object" || Array.isArray(body)) {
+    throw new ExecutorRequestError("executor_invalid_body", "The body must be a JSON object.");
+  }
+  const record = body as Record<string, unknown>;
+  if (typeof record.kind === "string" && unsupportedKinds.has(record.kind)) {
+    throw new ExecutorRequestError(
+      "executor_unsupported_kind",
+      `Kind "${record.kind}" is not served by this executor; it runs ${runKinds.join(", ")}.`,
+    );
+  }
+  const unserved = Object.keys(record).filter((key) => unservedFields.includes(key) || outOfScopeFields.includes(key));
+  if (unserved.length > 0) {
+    throw new ExecutorRequestError(
+      "executor_unsupported_field",
+      `This executor does not serve ${unserved.join(", ")}.`,
+      unserved.map((path) => ({ path, message: "not served by this executor" })),
+    );
+  }
+  const result = schema.safeParse(body);
+  if (result.success) return result.data;
+  const unknown: ExecutorErrorField[] = [];
+  const invalid: ExecutorErrorField[] = [];
+  for (const issue of result.error.issues) {
+    if (issue.code === "unrecognized_keys") {
+      for (const key of issue.keys) unknown.push({ path: pathOf([...issue.path, key]), message: "unknown field" });
+    } else {
+      invalid.push({ path: pathOf(issue.path), message: issue.message });
+    }
+  }
+  if (unknown.length > 0) {
+    throw new ExecutorRequestError(
+      "executor_unknown_fields",
+      `Unknown field${unknown.length > 1 ? "s" : ""}: ${unknown.map((field) => field.path).join(", ")}.`,
+      unknown,
+    );
+  }
+  throw new ExecutorRequestError(
+    "executor_invalid_body",
+    `The body is not a valid job: ${invalid.map((field) => field.path).join(", ")}.`,
+    invalid,
+  );
+}
