@@ -30,6 +30,8 @@ export const executorWireCodes = Object.freeze({
   executor_unsupported_kind: "unsupported-kind",
   executor_invalid_job_id: "invalid-job-id",
   executor_job_not_found: "job-not-found",
+  executor_job_conflict: "job-conflict",
+  executor_queue_full: "queue-full",
   executor_shutting_down: "shutting-down",
   executor_not_implemented: "not-implemented",
 } as const);
@@ -55,6 +57,8 @@ const statuses: Readonly<Record<Exclude<ExecutorErrorCode, "executor_config_inva
   executor_unsupported_kind: 400,
   executor_invalid_job_id: 400,
   executor_job_not_found: 404,
+  executor_job_conflict: 409,
+  executor_queue_full: 503,
   executor_shutting_down: 503,
   executor_not_implemented: 501,
 };

@@ -16,5 +16,26 @@ export {
 export { executorVersion, type HealthMeasurement, type HealthView, jobKinds } from "./http/health.js";
 export { maxBodyBytes } from "./http/read-json.js";
 export { createExecutorServer, type ExecutorServer } from "./http/server.js";
+export { bodyWithoutCredentials, canonicalJson, credentialsOf, jobIdentity } from "./jobs/identity.js";
 export { type JobBody, jobBodySchema, outOfScopeFields, parseJobBody, unservedFields } from "./jobs/job-body.js";
 export { isJobId, jobIdPattern } from "./jobs/job-id.js";
+export {
+  type JobError,
+  type JobPhase,
+  type JobProgress,
+  type JobRecord,
+  type JobRoute,
+  type JobState,
+  type JobSummary,
+  jobStates,
+  terminalStates,
+} from "./jobs/job-record.js";
+export {
+  createJobRegistry,
+  type JobOutcome,
+  type JobRegistry,
+  type JobRegistryOptions,
+  type JobRunner,
+  type JobWork,
+  type Submission,
+} from "./jobs/job-registry.js";

@@ -125,6 +125,8 @@ export const castellanErrorCodes = [
   "executor_unsupported_kind",
   "executor_invalid_job_id",
   "executor_job_not_found",
+  "executor_job_conflict",
+  "executor_queue_full",
   "executor_shutting_down",
   "executor_not_implemented",
   // The test kit

@@ -1,0 +1,301 @@
+import { readdir, readFile, rm } from "node:fs/promises";
+import { join } from "node:path";
+import type { JsonValue } from "@castellan/harness";
+import { ExecutorRequestError } from "../errors.js";
+import { makePrivateDirectory, writePrivateFileAtomically } from "../files/private-files.js";
+import { logLine } from "../log.js";
+import { bodyWithoutCredentials, jobIdentity } from "./identity.js";
+import { isJobId } from "./job-id.js";
+import {
+  type JobError,
+  type JobPhase,
+  type JobProgress,
+  type JobRecord,
+  type JobRoute,
+  type JobState,
+  type JobSummary,
+  summaryOf,
+  terminalStates,
+} from "./job-record.js";
+
+/** What a job's work is given: the record as it stands, the full body (credentials included, in memory only) and its signal. */
+export interface JobWork {
+  readonly jobId: string;
+  readonly kind: string;
+  /** The body as submitted by the POST that started this run (a resume brings fresh credentials). */
+  readonly body: unknown;
+  /** The job's own directory, `jobs/<jobId>/` (0700). */
+  readonly directory: string;
+  readonly resumedFrom?: JobRecord["resumedFrom"];
+  /** Aborted when the job is cancelled or the server stops. */
+  readonly signal: AbortSignal;
+  /** Saves where the job stands. */
+  update(patch: {
+    readonly phase?: JobPhase;
+    readonly pass?: string;
+    readonly progress?: JobProgress;
+    readonly diagnostics?: JobRecord["diagnostics"];
+  }): Promise<void>;
+}
+
+/** How a job's work ended. */
+export type JobOutcome = { readonly result: JsonValue } | { readonly error: JobError };
+
+/** Runs one job: clone, agent passes, push. The registry owns its state; the work reports through `update`. */
+export type JobRunner = (work: JobWork) => Promise<JobOutcome>;
+
+/** Options of {@link createJobRegistry}. */
+export interface JobRegistryOptions {
+  /** `dataDirectory/jobs`. */
+  readonly directory: string;
+  /** Jobs running at once; later ones wait `queued`, first in first out. */
+  readonly maxConcurrentJobs: number;
+  /** Jobs waiting at most; the next submission is `queue-full`. Default 1,000. */
+  readonly maxQueued?: number;
+  readonly run: JobRunner;
+  /** The clock. Default `Date.now`. */
+  readonly now?: () => number;
+  /** Where log lines go. Default: JSON lines on stderr. */
+  readonly log?: (entry: { readonly kind: string; readonly [field: string]: unknown }) => void;
+}
+
+/** What a submission did: the job it names, its state, and whether this call started or resumed it. */
+export interface Submission {
+  readonly jobId: string;
+  readonly state: JobState;
+  readonly started: boolean;
+}
+
+/** The jobs of one server: their records on disk, the queue, the running ones and their signals. */
+export interface JobRegistry {
+  /** Loads the saved records: queued and running ones become `interrupted`; leftover secrets and checkouts go. */
+  open(): Promise<void>;
+  /**
+   * Submits a body on a route. A new job id starts a job (`queued`); the same id with the same
+   * body attaches to the job (or, when it was interrupted, resumes it with this body's
+   * credentials); a different body or route is `job-conflict`.
+   */
+  submit(route: JobRoute, kind: string, body: { readonly jobId: string }): Promise<Submission>;
+  /** The job's summary, or `job-not-found`. */
+  view(jobId: string): JobSummary;
+  /** Summaries, newest first, optionally of one state; at most `limit`. */
+  list(options: { readonly state?: JobState; readonly limit: number }): JobSummary[];
+  /** Cancels a queued or running job (nothing is done after); a settled job is left as it is. */
+  cancel(jobId: string): Promise<{ readonly state: JobState; readonly changed: boolean }>;
+  /** Refuses submissions, aborts running jobs and records them `interrupted`, and waits for them. */
+  close(): Promise<void>;
+}
+
+interface Active {
+  readonly controller: AbortController;
+  cancelRequested: boolean;
+  done: Promise<void>;
+}
+
+/** Creates a registry over `directory`; call `open()` before anything else. */
+export function createJobRegistry(options: JobRegistryOptions): JobRegistry {
+  const now = () => new Date((options.now ?? Date.now)()).toISOString();
+  const maxQueued = options.maxQueued ?? 1_000;
+  const log = options.log ?? logLine;
+  const records = new Map<string, JobRecord>();
+  const queue: { readonly jobId: string; readonly body: unknown }[] = [];
+  const active = new Map<string, Active>();
+  let closing = false;
+  // Writes of one job are serialized, so the file holds the latest record.
+  const writes = new Map<string, Promise<void>>();
+
+  const jobDirectory = (jobId: string) => join(options.directory, jobId);
+
+  function save(record: JobRecord): Promise<void> {
+    records.set(record.jobId, record);
+    const previous = writes.get(record.jobId) ?? Promise.resolve();
+    const next = previous
+      .catch(() => undefined)
+      .then(async () => {
+        await makePrivateDirectory(jobDirectory(record.jobId));
+        await writePrivateFileAtomically(join(jobDirectory(record.jobId), "job.json"), `${JSON.stringify(record)}\n`);
+      });
+    writes.set(record.jobId, next);
+    return next;
+  }
+
+  const recordOf = (jobId: string): JobRecord => {
+    const record = records.get(jobId);
+    if (!record) throw new ExecutorRequestError("executor_job_not_found", "No job has this id.");
+    return record;
+  };
+
+  function pump(): void {
+    while (!closing && active.size < options.maxConcurrentJobs && queue.length > 0) {
+      const next = queue.shift() as { jobId: string; body: unknown };
+      start(next.jobId, next.body);
+    }
+  }
+
+  function start(jobId: string, body: unknown): void {
+    const entry: Active = {
+      controller: new AbortController(),
+      cancelRequested: false,
+      done: Promise.resolve(),
+    };
+    active.set(jobId, entry);
+    entry.done = execute(jobId, body, entry)
+      .catch((error: unknown) => {
+        log({ kind: "job-record-failed", jobId, message: error instanceof Error ? error.message : String(error) });
+      })
+      .finally(() => {
+        active.delete(jobId);
+        pump();
+      });
+  }
+
+  /** Runs the job's work and saves how it ended. */
+  async function execute(jobId: string, body: unknown, entry: Active): Promise<void> {
+    const { controller } = entry;
+    const started = { ...recordOf(jobId), state: "running" as const, startedAt: now() };
+    await save(started);
+    let outcome: JobOutcome;
+    try {
+      // Stopped or cancelled before it began: nothing runs.
+      if (controller.signal.aborted) throw controller.signal.reason;
+      outcome = await options.run({
+        jobId,
+        kind: started.kind,
+        body,
+        directory: jobDirectory(jobId),
+        ...(started.resumedFrom ? { resumedFrom: started.resumedFrom } : {}),
+        signal: controller.signal,
+        update: (patch) => save({ ...recordOf(jobId), ...patch }),
+      });
+    } catch (error) {
+      outcome = { error: { code: "internal", message: error instanceof Error ? error.message : String(error) } };
+    }
+    const state: JobState = entry.cancelRequested
+      ? "cancelled"
+      : closing && controller.signal.aborted
+        ? "interrupted"
+        : "error" in outcome
+          ? "failed"
+          : "succeeded";
+    await save({
+      ...recordOf(jobId),
+      state,
+      endedAt: now(),
+      ...(state === "succeeded" && "result" in outcome ? { result: outcome.result } : {}),
+      ...(state === "failed" && "error" in outcome ? { error: outcome.error } : {}),
+    });
+    log({ kind: "job-end", jobId, state });
+  }
+
+  return {
+    async open() {
+      await makePrivateDirectory(options.directory);
+      for (const entry of await readdir(options.directory, { withFileTypes: true })) {
+        if (!entry.isDirectory() || !isJobId(entry.name)) continue;
+        const directory = jobDirectory(entry.name);
+        // Credentials and checkouts never outlive their job.
+        await rm(join(directory, "secrets"), { recursive: true, force: true });
+        await rm(join(directory, "checkout"), { recursive: true, force: true });
+        let record: JobRecord;
+        try {
+          record = JSON.parse(await readFile(join(directory, "job.json"), "utf8")) as JobRecord;
+        } catch (error) {
+          log({ kind: "job-record-unreadable", jobId: entry.name, message: (error as Error).message });
+          continue;
+        }
+        if (record.formatVersion !== 1 || record.jobId !== entry.name) {
+          log({ kind: "job-record-unreadable", jobId: entry.name, message: "not a job record of this server" });
+          continue;
+        }
+        records.set(record.jobId, record);
+        if (record.state === "queued" || record.state === "running") {
+          await save({ ...record, state: "interrupted", endedAt: now() });
+        }
+      }
+    },
+
+    async submit(route, kind, body) {
+      if (closing) throw new ExecutorRequestError("executor_shutting_down", "The server is shutting down.");
+      const identity = jobIdentity(route, body);
+      const existing = records.get(body.jobId);
+      if (existing) {
+        if (existing.identity !== identity) {
+          throw new ExecutorRequestError(
+            "executor_job_conflict",
+            "A job with this id exists with another body or route; choose a new job id.",
+          );
+        }
+        if (existing.state !== "interrupted") return { jobId: existing.jobId, state: existing.state, started: false };
+      } else if (queue.length >= maxQueued) {
+        throw new ExecutorRequestError(
+          "executor_queue_full",
+          `${maxQueued} jobs are already waiting; try again later.`,
+        );
+      }
+      if (existing) {
+        // A resumed run: the same job, its earlier end and outcome cleared.
+        const { endedAt: _ended, error: _error, result: _result, ...kept } = existing;
+        await save({
+          ...kept,
+          state: "queued",
+          resumedFrom: { count: (existing.resumedFrom?.count ?? 0) + 1, lastPhase: existing.phase ?? null },
+        });
+      } else {
+        await save({
+          formatVersion: 1,
+          jobId: body.jobId,
+          route,
+          kind,
+          identity,
+          state: "queued",
+          createdAt: now(),
+          body: bodyWithoutCredentials(body) as unknown as JsonValue,
+        });
+      }
+      queue.push({ jobId: body.jobId, body });
+      pump();
+      return { jobId: body.jobId, state: recordOf(body.jobId).state, started: true };
+    },
+
+    view(jobId) {
+      return summaryOf(recordOf(jobId));
+    },
+
+    list({ state, limit }) {
+      return [...records.values()]
+        .filter((record) => state === undefined || record.state === state)
+        .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0))
+        .slice(0, limit)
+        .map(summaryOf);
+    },
+
+    async cancel(jobId) {
+      const record = recordOf(jobId);
+      if (terminalStates.has(record.state)) return { state: record.state, changed: false };
+      const running = active.get(jobId);
+      if (running?.cancelRequested) return { state: "cancelled", changed: false };
+      if (running) {
+        running.cancelRequested = true;
+        running.controller.abort(new Error("The job was cancelled."));
+        return { state: "cancelled", changed: true };
+      }
+      const waiting = queue.findIndex((entry) => entry.jobId === jobId);
+      if (waiting >= 0) {
+        queue.splice(waiting, 1);
+        await save({ ...record, state: "cancelled", endedAt: now() });
+        return { state: "cancelled", changed: true };
+      }
+      return { state: record.state, changed: false };
+    },
+
+    async close() {
+      closing = true;
+      for (const waiting of queue.splice(0)) {
+        await save({ ...recordOf(waiting.jobId), state: "interrupted", endedAt: now() });
+      }
+      for (const entry of active.values()) entry.controller.abort(new Error("The server is stopping."));
+      await Promise.all([...active.values()].map((entry) => entry.done));
+      await Promise.all([...writes.values()].map((write) => write.catch(() => undefined)));
+    },
+  };
+}
