@@ -1,3 +1,11 @@
+export { type AgentPassOptions, runAgentPass } from "./agent/agent-pass.js";
+export {
+  type BodyModel,
+  defaultModelFactory,
+  type ModelFactory,
+  type PassInfo,
+  passBaseUrl,
+} from "./agent/model-factory.js";
 export { type ExecutorKnobs, knobVariables, resolveKnobs } from "./config/knobs.js";
 export {
   type ExecutorServerOptions,
@@ -16,8 +24,10 @@ export {
 export { executorVersion, type HealthMeasurement, type HealthView, jobKinds } from "./http/health.js";
 export { maxBodyBytes } from "./http/read-json.js";
 export { createExecutorServer, type ExecutorServer } from "./http/server.js";
+export { type CoderJobOptions, coderJob, maxSummaryBytes, retainedMarker } from "./jobs/coder-job.js";
 export { bodyWithoutCredentials, canonicalJson, credentialsOf, jobIdentity } from "./jobs/identity.js";
 export { type JobBody, jobBodySchema, outOfScopeFields, parseJobBody, unservedFields } from "./jobs/job-body.js";
+export { jobEnvironmentPolicy } from "./jobs/job-environment.js";
 export { isJobId, jobIdPattern } from "./jobs/job-id.js";
 export {
   type JobError,
@@ -39,3 +49,4 @@ export {
   type JobWork,
   type Submission,
 } from "./jobs/job-registry.js";
+export { createRedactor, type Redactor } from "./redactor.js";

@@ -202,9 +202,9 @@ describe("job bodies", () => {
     await running?.close();
     const files = await server({ allowFileRemotes: true });
     const accepted = await send(files, "POST", "/run", {
-      body: JSON.stringify(jobBody({ repo: { url: "file:///srv/repo.git", baseBranch: "main" } })),
+      body: JSON.stringify(jobBody({ repo: { url: "file:///nonexistent/repo.git", baseBranch: "main" } })),
     });
-    expect(accepted.json.error.code).toBe("not-implemented");
+    expect(accepted.status).toBe(202);
   });
 
   it("lets a body raise the guard limits, never lower them", async () => {
@@ -219,16 +219,16 @@ describe("job bodies", () => {
     const raise = await send(port, "POST", "/run", {
       body: JSON.stringify(jobBody({ tuning: { guardLimits: { maxConsecutiveMcpCalls: 80, noEditCallLimit: 60 } } })),
     });
-    expect(raise.json.error.code).toBe("not-implemented");
+    expect(raise.status).toBe(202);
   });
 
-  it("says a valid job is not run by this build (501), and bootstrap and blueprint are not served yet", async () => {
+  it("accepts a valid job (202); bootstrap and blueprint are not served yet (501)", async () => {
     const port = await server();
     const answer = await send(port, "POST", "/run", {
       body: JSON.stringify(jobBody({ network: { allowedDomains: ["registry.npmjs.org", "*.example.com"] } })),
     });
-    expect(answer.status).toBe(501);
-    expect(answer.json.error.code).toBe("not-implemented");
+    expect(answer.status).toBe(202);
+    expect(answer.json).toEqual({ jobId: "job-1", state: expect.stringMatching(/^(queued|running)$/) });
     for (const route of ["/bootstrap", "/blueprint"]) {
       const other = await send(port, "POST", route, { body: "{}" });
       expect(other.status).toBe(501);

@@ -1,9 +1,11 @@
 // The executor tests' shared pieces: a temporary directory per test, and a server on a free
 // loopback port with raw HTTP requests to it (node:http, so Host and Origin are the test's own).
-import { mkdtemp, rm } from "node:fs/promises";
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
 import { afterEach, beforeEach } from "vitest";
 import { createExecutorServer, type ExecutorServer, type ExecutorServerOptions } from "../src/index.js";
 
@@ -30,13 +32,35 @@ function tempDirPerTest(prefix: string): { readonly path: string } {
 /** The token every test server accepts. */
 export const testToken = "test-token-0123456789abcdef-0123456789";
 
-/** A listening server on 127.0.0.1 and a free port; close it after the test. */
+/**
+ * A listening server on 127.0.0.1 and a free port, its data and transcripts in a temporary
+ * directory of its own that closing it removes; close it after the test.
+ */
 export async function startServer(
   options: ExecutorServerOptions = {},
-): Promise<{ server: ExecutorServer; port: number }> {
-  const server = createExecutorServer({ token: testToken, host: "127.0.0.1", port: 0, env: {}, ...options });
+): Promise<{ server: ExecutorServer; port: number; directory: string; logged: unknown[] }> {
+  const logged: unknown[] = [];
+  const directory = await mkdtemp(join(tmpdir(), "castellan-executor-server-"));
+  const created = createExecutorServer({
+    token: testToken,
+    host: "127.0.0.1",
+    port: 0,
+    env: {},
+    dataDirectory: join(directory, "data"),
+    transcriptRoot: join(directory, "transcripts"),
+    log: (entry) => logged.push(entry),
+    ...options,
+  });
+  const server: ExecutorServer = {
+    options: created.options,
+    listen: () => created.listen(),
+    async close() {
+      await created.close();
+      await rm(directory, { recursive: true, force: true });
+    },
+  };
   const { port } = await server.listen();
-  return { server, port };
+  return { server, port, directory, logged };
 }
 
 /** One raw HTTP exchange. */
@@ -100,4 +124,52 @@ export function jobBody(overrides: Record<string, unknown> = {}): Record<string,
     repo: { url: "https://127.0.0.1:9/acme/app.git", baseBranch: "main" },
     ...overrides,
   };
+}
+
+/** The executables the OS sandbox needs, with their Debian packages. */
+const sandboxPackages = { bwrap: "bubblewrap", socat: "socat", rg: "ripgrep" } as const;
+
+/**
+ * Whether jobs can run here (their commands run in the OS sandbox). Missing, the job tests are
+ * skipped with `skipNote` naming what is missing; under CI that fails the file instead.
+ */
+export function osSandbox(): { readonly available: boolean; readonly skipNote: string } {
+  const onPath = (name: string) =>
+    (process.env.PATH ?? "").split(delimiter).some((folder) => folder !== "" && existsSync(join(folder, name)));
+  const missing = Object.entries(sandboxPackages)
+    .filter(([name]) => !onPath(name))
+    .map(([, name]) => name);
+  const ci = process.env.CI?.trim().toLowerCase();
+  if (missing.length > 0 && ci !== undefined && ci !== "" && ci !== "0" && ci !== "false") {
+    throw new Error(`The executor's job tests need the OS sandbox under CI, but ${missing.join(", ")} is missing.`);
+  }
+  return {
+    available: missing.length === 0,
+    skipNote: missing.length === 0 ? "" : ` — SKIPPED: the OS sandbox needs ${missing.join(", ")} (required under CI)`,
+  };
+}
+
+/** Runs git with a fixed identity and no hooks of the machine; resolves with stdout. */
+export function git(args: readonly string[], cwd: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      "git",
+      ["-c", "user.name=Test", "-c", "user.email=test@localhost", "-c", "init.defaultBranch=main", ...args],
+      { cwd },
+      (error, stdout, stderr) => (error ? reject(new Error(`git ${args.join(" ")}: ${stderr}`)) : resolve(stdout)),
+    );
+  });
+}
+
+/** A bare repository in `directory` whose `main` holds one commit with README.md; returns its path. */
+export async function bareRepository(directory: string): Promise<string> {
+  const bare = join(directory, "origin.git");
+  const seed = join(directory, "seed");
+  await git(["init", "--bare", bare], directory);
+  await git(["init", seed], directory);
+  await writeFile(join(seed, "README.md"), "# app\n");
+  await git(["add", "README.md"], seed);
+  await git(["commit", "-m", "first"], seed);
+  await git(["push", bare, "main"], seed);
+  return bare;
 }

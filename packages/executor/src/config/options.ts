@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
+import type { ModelFactory } from "../agent/model-factory.js";
 import { ExecutorConfigError } from "../errors.js";
 import { type ExecutorKnobs, resolveKnobs } from "./knobs.js";
 
@@ -36,6 +37,10 @@ export interface ExecutorServerOptions extends Partial<ExecutorKnobs> {
   readonly shutdownGraceMs?: number;
   /** Where settings not given as options are read. Default `process.env`. */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Binds a job's model for each pass. Default: the body's provider through `@castellan/models`. */
+  readonly modelFactory?: ModelFactory;
+  /** Where the server's log lines go. Default: JSON lines on stderr. */
+  readonly log?: (entry: { readonly kind: string; readonly [field: string]: unknown }) => void;
 }
 
 /** The options with every default applied and every value checked. */

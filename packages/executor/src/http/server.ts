@@ -1,8 +1,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { join } from "node:path";
+import { defaultModelFactory } from "../agent/model-factory.js";
 import { type ExecutorServerOptions, type ResolvedExecutorOptions, resolveExecutorOptions } from "../config/options.js";
 import { ExecutorRequestError } from "../errors.js";
+import { coderJob } from "../jobs/coder-job.js";
 import { jobBodySchema, parseJobBody } from "../jobs/job-body.js";
+import type { JobState } from "../jobs/job-record.js";
+import { createJobRegistry } from "../jobs/job-registry.js";
 import { healthView } from "./health.js";
 import { readJson } from "./read-json.js";
 import { checkHostAndOrigin, checkToken, type RequestPolicy } from "./request-guard.js";
@@ -40,6 +45,16 @@ export function createExecutorServer(options: ExecutorServerOptions = {}): Execu
     token: resolved.token,
   });
 
+  const registry = createJobRegistry({
+    directory: join(resolved.dataDirectory, "jobs"),
+    maxConcurrentJobs: resolved.maxConcurrentJobs,
+    run: coderJob({
+      modelFactory: options.modelFactory ?? defaultModelFactory,
+      transcriptRoot: resolved.transcriptRoot,
+    }),
+    ...(options.log ? { log: options.log } : {}),
+  });
+
   const handlers: RouteHandlers = {
     health: ({ response }) =>
       sendJson(
@@ -52,17 +67,15 @@ export function createExecutorServer(options: ExecutorServerOptions = {}): Execu
           egressLast: "unmeasured",
         }),
       ),
-    async submit(kind, { request }) {
+    async submit(kind, { request, response }) {
       if (closing) throw new ExecutorRequestError("executor_shutting_down", "The server is shutting down.");
       const body = await readJson(request);
       if (kind !== "run") {
         throw new ExecutorRequestError("executor_not_implemented", `POST /${kind} is not served yet.`);
       }
-      parseJobBody(body, schema);
-      throw new ExecutorRequestError(
-        "executor_not_implemented",
-        "The body is a valid job; this build checks job bodies but does not run jobs yet.",
-      );
+      const job = parseJobBody(body, schema);
+      const submitted = await registry.submit("run", job.kind ?? "coder", job);
+      sendJson(response, 202, { jobId: submitted.jobId, state: submitted.state });
     },
     listJobs({ response, url }) {
       const state = url.searchParams.get("state");
@@ -77,16 +90,21 @@ export function createExecutorServer(options: ExecutorServerOptions = {}): Execu
           { path: "limit", message: "an integer from 1 to 1000" },
         ]);
       }
-      sendJson(response, 200, { jobs: [] });
+      sendJson(response, 200, {
+        jobs: registry.list({
+          ...(state !== null ? { state: state as JobState } : {}),
+          limit: limit === null ? 100 : Number(limit),
+        }),
+      });
     },
-    viewJob: () => {
-      throw jobNotFound();
+    viewJob: ({ response, jobId }) => sendJson(response, 200, registry.view(jobId as string)),
+    async cancelJob({ response, jobId }) {
+      const cancelled = await registry.cancel(jobId as string);
+      sendJson(response, cancelled.changed ? 202 : 200, { jobId, state: cancelled.state });
     },
-    cancelJob: () => {
-      throw jobNotFound();
-    },
-    jobEvents: () => {
-      throw jobNotFound();
+    jobEvents: ({ jobId }) => {
+      registry.view(jobId as string);
+      throw new ExecutorRequestError("executor_not_implemented", "The event stream of a job is not served yet.");
     },
   };
 
@@ -127,8 +145,10 @@ export function createExecutorServer(options: ExecutorServerOptions = {}): Execu
 
   return {
     options: resolved,
-    listen() {
-      return new Promise((resolve, reject) => {
+    async listen() {
+      // Jobs a stopped server left are marked interrupted before anything is accepted.
+      await registry.open();
+      return await new Promise((resolve, reject) => {
         server.once("error", reject);
         server.listen(resolved.port, resolved.host, () => {
           server.off("error", reject);
@@ -139,17 +159,15 @@ export function createExecutorServer(options: ExecutorServerOptions = {}): Execu
       });
     },
     close() {
-      closing ??= new Promise<void>((resolve) => {
-        if (!server.listening) return resolve();
-        server.close(() => resolve());
-        for (const socket of sockets) socket.destroy();
-      });
+      closing ??= (async () => {
+        await registry.close();
+        await new Promise<void>((resolve) => {
+          if (!server.listening) return resolve();
+          server.close(() => resolve());
+          for (const socket of sockets) socket.destroy();
+        });
+      })();
       return closing;
     },
   };
-}
-
-/** No job of the id exists (the id is never echoed). */
-function jobNotFound(): ExecutorRequestError {
-  return new ExecutorRequestError("executor_job_not_found", "No job has this id.");
 }

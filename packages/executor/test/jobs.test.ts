@@ -1,0 +1,174 @@
+// Coding jobs end to end over loopback HTTP: a local bare repository as the remote, a scripted
+// model through modelFactory, the agent's workspace in the real OS sandbox. A job clones the
+// base branch, runs one pass, commits what the agent left and pushes the work branch; the view
+// shows it succeeded with { branch, summary }; a replay starts nothing; another body is 409; a
+// failed clone is reported without the credentials; a resumed job after a restart runs a
+// `resume-1` pass; closing the server interrupts a running job and refuses submissions.
+import { existsSync } from "node:fs";
+import { readdir } from "node:fs/promises";
+import { join } from "node:path";
+import type { ModelBinding } from "@castellan/harness";
+import { type ScriptedStepSource, scriptedModel } from "@castellan/models/testing";
+import { afterEach, describe, expect, it } from "vitest";
+import type { ExecutorServer, ModelFactory, PassInfo } from "../src/index.js";
+import { bareRepository, git, jobBody, osSandbox, send, startServer, tempDirPerTest } from "./support.ts";
+
+const sandbox = osSandbox();
+const temp = tempDirPerTest("castellan-executor-jobs-");
+const servers: ExecutorServer[] = [];
+afterEach(async () => {
+  for (const server of servers.splice(0)) await server.close();
+});
+
+const addNote: ScriptedStepSource = {
+  toolCalls: [
+    {
+      name: "apply_workspace_patch",
+      input: { patch: "*** Begin Patch\n*** Add File: NOTE.md\n+hello\n*** End Patch" },
+    },
+  ],
+};
+
+/** A factory that hands each pass a scripted model and records the passes it bound. */
+function scripted(steps: readonly ScriptedStepSource[]) {
+  const passes: PassInfo[] = [];
+  const model = scriptedModel(steps);
+  const factory: ModelFactory = (_model, pass) => {
+    passes.push(pass);
+    return model;
+  };
+  return { factory, passes, model };
+}
+
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 90_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const finished = (view: { state?: string }) => !["queued", "running"].includes(view.state ?? "queued");
+
+describe.skipIf(!sandbox.available)(`coding jobs${sandbox.skipNote}`, () => {
+  it("clones, runs one pass, commits and pushes the work branch; a replay starts nothing; another body is 409", async () => {
+    const bare = await bareRepository(temp.path);
+    const { factory, passes, model } = scripted([addNote, { text: "Added NOTE.md with a greeting." }]);
+    const { server, port, directory } = await startServer({ allowFileRemotes: true, modelFactory: factory });
+    servers.push(server);
+    const body = jobBody({
+      jobId: "job-e2e",
+      repo: { url: `file://${bare}`, baseBranch: "main", token: "repo-secret-token-123" },
+    });
+    const submitted = await send(port, "POST", "/run", { body: JSON.stringify(body) });
+    expect(submitted.status).toBe(202);
+    const view = await until(async () => (await send(port, "GET", "/jobs/job-e2e")).json, finished);
+    expect(view).toMatchObject({
+      jobId: "job-e2e",
+      kind: "coder",
+      state: "succeeded",
+      phase: "push",
+      pass: "initial",
+      result: { branch: "castellan/job-e2e", summary: "Added NOTE.md with a greeting." },
+    });
+    expect(passes).toEqual([{ name: "initial", proxyPhasePath: false }]);
+    expect(await git(["--git-dir", bare, "show", "castellan/job-e2e:NOTE.md"], temp.path)).toBe("hello\n");
+    expect(await git(["--git-dir", bare, "log", "--format=%s", "-1", "castellan/job-e2e"], temp.path)).toBe(
+      "castellan: job-e2e (initial)\n",
+    );
+    // The checkout is gone; the transcript is kept, marked for the retention sweep.
+    expect(existsSync(join(directory, "data", "jobs", "job-e2e", "checkout"))).toBe(false);
+    const transcripts = await readdir(join(directory, "transcripts"));
+    expect(transcripts).toHaveLength(1);
+    expect(transcripts[0]).toMatch(/^job-e2e\.[0-9a-f]{8}$/);
+    expect(existsSync(join(directory, "transcripts", transcripts[0] as string, ".castellan-retained"))).toBe(true);
+
+    const requests = model.requests.length;
+    const replay = await send(port, "POST", "/run", {
+      body: JSON.stringify({ ...body, repo: { ...(body.repo as object), token: "refreshed-token-456" } }),
+    });
+    expect(replay.status).toBe(202);
+    expect(replay.json).toEqual({ jobId: "job-e2e", state: "succeeded" });
+    expect(model.requests.length).toBe(requests);
+    const conflict = await send(port, "POST", "/run", {
+      body: JSON.stringify({ ...body, systemPrompt: "Something else." }),
+    });
+    expect(conflict.status).toBe(409);
+    expect(conflict.json.error.code).toBe("job-conflict");
+    const listed = await send(port, "GET", "/jobs?state=succeeded");
+    expect(listed.json.jobs.map((job: { jobId: string }) => job.jobId)).toEqual(["job-e2e"]);
+  }, 120_000);
+
+  it("reports a failed clone with its phase and no credential, and cancels a settled job as unchanged", async () => {
+    const bare = await bareRepository(temp.path);
+    const { factory, model } = scripted([]);
+    const { server, port } = await startServer({ allowFileRemotes: true, modelFactory: factory });
+    servers.push(server);
+    const secret = "repo-secret-token-789";
+    const body = jobBody({
+      jobId: "job-missing",
+      repo: { url: `file://${bare}`, baseBranch: "no-such-branch", token: secret },
+    });
+    await send(port, "POST", "/run", { body: JSON.stringify(body) });
+    const view = await until(async () => (await send(port, "GET", "/jobs/job-missing")).json, finished);
+    expect(view).toMatchObject({ state: "failed", phase: "clone", error: { code: "git-failed" } });
+    expect(JSON.stringify(view)).not.toContain(secret);
+    expect(model.requests).toHaveLength(0);
+    const cancel = await send(port, "POST", "/jobs/job-missing/cancel");
+    expect(cancel.status).toBe(200);
+    expect(cancel.json).toEqual({ jobId: "job-missing", state: "failed" });
+  }, 60_000);
+
+  it("closing the server interrupts a running job and refuses submissions; a restarted server resumes it on replay", async () => {
+    const bare = await bareRepository(temp.path);
+    // A model that takes half a second to stop once aborted, so the server is still closing when the next POST comes.
+    let requests = 0;
+    const slowToStop: ModelBinding = {
+      specifier: "test/slow-to-stop",
+      async *stream(_request, { signal }) {
+        requests++;
+        await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        yield { type: "error", error: new Error("stopped") };
+      },
+    };
+    const first = await startServer({
+      allowFileRemotes: true,
+      modelFactory: () => slowToStop,
+      dataDirectory: join(temp.path, "data"),
+    });
+    const body = jobBody({ jobId: "job-held", repo: { url: `file://${bare}`, baseBranch: "main" } });
+    await send(first.port, "POST", "/run", { body: JSON.stringify(body) });
+    await until(
+      async () => requests,
+      (count) => count > 0,
+    );
+    const closing = first.server.close();
+    const refused = await send(first.port, "POST", "/run", { body: JSON.stringify(jobBody({ jobId: "late" })) });
+    expect(refused.status).toBe(503);
+    expect(refused.json.error.code).toBe("shutting-down");
+    await closing;
+
+    const resumed = scripted([addNote, { text: "Resumed and added the note." }]);
+    const second = await startServer({
+      allowFileRemotes: true,
+      modelFactory: resumed.factory,
+      dataDirectory: join(temp.path, "data"),
+    });
+    servers.push(second.server);
+    expect((await send(second.port, "GET", "/jobs/job-held")).json).toMatchObject({
+      state: "interrupted",
+      phase: "agent",
+    });
+    expect((await send(second.port, "POST", "/run", { body: JSON.stringify(body) })).status).toBe(202);
+    const view = await until(async () => (await send(second.port, "GET", "/jobs/job-held")).json, finished);
+    expect(view).toMatchObject({
+      state: "succeeded",
+      pass: "resume-1",
+      resumedFrom: { count: 1, lastPhase: "agent" },
+      result: { branch: "castellan/job-held" },
+    });
+    expect(resumed.passes.map((pass) => pass.name)).toEqual(["resume-1"]);
+  }, 120_000);
+});
