@@ -6,28 +6,10 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
-import { afterEach, beforeEach } from "vitest";
 import { createExecutorServer, type ExecutorServer, type ExecutorServerOptions } from "../src/index.js";
 
-export { tempDirPerTest };
-
-/** Gives each test a fresh temporary directory named after `prefix`, removed after it. */
-function tempDirPerTest(prefix: string): { readonly path: string } {
-  let current: string | undefined;
-  beforeEach(async () => {
-    current = await mkdtemp(join(tmpdir(), prefix));
-  });
-  afterEach(async () => {
-    if (current !== undefined) await rm(current, { recursive: true, force: true });
-    current = undefined;
-  });
-  return {
-    get path() {
-      if (current === undefined) throw new Error("The temporary directory exists only while a test runs.");
-      return current;
-    },
-  };
-}
+// The same per-test temporary directory the runner's tests use.
+export { tempDirPerTest } from "../../node-runner/test/support/temp-dir.ts";
 
 /** The token every test server accepts. */
 export const testToken = "test-token-0123456789abcdef-0123456789";
