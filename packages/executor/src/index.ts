@@ -50,3 +50,5 @@ export {
   type Submission,
 } from "./jobs/job-registry.js";
 export { createRedactor, type Redactor } from "./redactor.js";
+export { createJobWatch, type JobWatch, type WatchFailure, type WatchLimits } from "./watch/job-watch.js";
+export { familyOf, type GuardLimits, type GuardVerdict, type ToolFamily, ToolGuard } from "./watch/tool-guard.js";

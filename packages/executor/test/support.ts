@@ -143,8 +143,9 @@ export function git(args: readonly string[], cwd: string): Promise<string> {
   });
 }
 
-/** A bare repository in `directory` whose `main` holds one commit with README.md; returns its path. */
-export async function bareRepository(directory: string): Promise<string> {
+/** A new bare repository under `base` whose `main` holds one commit with README.md; returns its path. */
+export async function bareRepository(base: string): Promise<string> {
+  const directory = await mkdtemp(join(base, "repo-"));
   const bare = join(directory, "origin.git");
   const seed = join(directory, "seed");
   await git(["init", "--bare", bare], directory);

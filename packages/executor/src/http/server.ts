@@ -8,6 +8,7 @@ import { coderJob } from "../jobs/coder-job.js";
 import { jobBodySchema, parseJobBody } from "../jobs/job-body.js";
 import type { JobState } from "../jobs/job-record.js";
 import { createJobRegistry } from "../jobs/job-registry.js";
+import { logLine } from "../log.js";
 import { healthView } from "./health.js";
 import { readJson } from "./read-json.js";
 import { checkHostAndOrigin, checkToken, type RequestPolicy } from "./request-guard.js";
@@ -51,6 +52,8 @@ export function createExecutorServer(options: ExecutorServerOptions = {}): Execu
     run: coderJob({
       modelFactory: options.modelFactory ?? defaultModelFactory,
       transcriptRoot: resolved.transcriptRoot,
+      limits: resolved,
+      log: options.log ?? logLine,
     }),
     ...(options.log ? { log: options.log } : {}),
   });

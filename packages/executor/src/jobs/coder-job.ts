@@ -1,13 +1,15 @@
 import { randomBytes } from "node:crypto";
 import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { RunEvent } from "@castellan/harness";
+import type { JsonValue, RunEvent } from "@castellan/harness";
 import { resolveEnvironmentPolicy } from "@castellan/node-runner";
 import { runAgentPass } from "../agent/agent-pass.js";
 import type { BodyModel, ModelFactory } from "../agent/model-factory.js";
 import { makePrivateDirectory } from "../files/private-files.js";
 import { GitCommandError, prepareHooksPath, runGit } from "../git/git.js";
 import { createRedactor } from "../redactor.js";
+import { createJobWatch, type JobWatch, type WatchLimits } from "../watch/job-watch.js";
+import { familyOf, type GuardLimits, ToolGuard } from "../watch/tool-guard.js";
 import { credentialsOf } from "./identity.js";
 import type { JobBody } from "./job-body.js";
 import { jobEnvironmentPolicy } from "./job-environment.js";
@@ -19,6 +21,10 @@ export const maxSummaryBytes = 16_384;
 /** What the coder job needs from its server. */
 export interface CoderJobOptions {
   readonly modelFactory: ModelFactory;
+  /** The server's watchdog settings and guard limits (a body may raise the limits). */
+  readonly limits: WatchLimits & GuardLimits;
+  /** Where a warning goes (a probe that could not tell). */
+  readonly log?: (entry: { readonly kind: string; readonly [field: string]: unknown }) => void;
   /** Where Session logs are kept: `<transcriptRoot>/<jobId>.<8 hex>/`, marked for the retention sweep. */
   readonly transcriptRoot: string;
   /** Each Run event of a pass, with the pass's name. */
@@ -53,13 +59,22 @@ export function coderJob(options: CoderJobOptions): JobRunner {
     const hooksPath = join(work.directory, "hooks");
     const branch = body.repo.workBranch ?? `castellan/${work.jobId}`;
     const pass = work.resumedFrom ? `resume-${work.resumedFrom.count}` : "initial";
+    let coldStart: number | undefined;
+    const watch = createJobWatch(options.limits, {
+      onColdStart: (afterMs) => {
+        coldStart = afterMs;
+        options.log?.({ kind: "job-cold-start", jobId: work.jobId, afterMs });
+        void work.update({ diagnostics: { coldStart: { afterMs } } });
+      },
+    });
+    const signal = AbortSignal.any([work.signal, watch.signal]);
     try {
       await rm(checkout, { recursive: true, force: true });
       await makePrivateDirectory(home);
       await prepareHooksPath(hooksPath);
       const environment = jobEnvironmentPolicy(home);
       const env = resolveEnvironmentPolicy(environment, "the job's commands").environmentFor();
-      const git = { env, hooksPath, redactor, signal: work.signal };
+      const git = { env, hooksPath, redactor, signal };
 
       await work.update({ phase: "clone" });
       await runGit(
@@ -78,27 +93,41 @@ export function coderJob(options: CoderJobOptions): JobRunner {
         git,
       );
       await runGit(["checkout", "-b", branch], checkout, git);
+      watch.activity();
 
       await work.update({ phase: "agent", pass });
       const transcriptDirectory = join(options.transcriptRoot, `${work.jobId}.${randomBytes(4).toString("hex")}`);
       await makePrivateDirectory(transcriptDirectory);
       await writeFile(join(transcriptDirectory, retainedMarker), `${work.jobId}\n`, { mode: 0o600 });
-      const { text } = await runAgentPass({
-        jobId: work.jobId,
-        pass: { name: pass, proxyPhasePath: body.proxyPhasePath === true },
-        checkout,
-        instructions: body.systemPrompt,
-        network: body.network,
-        model: body.model as BodyModel,
-        modelFactory: options.modelFactory,
-        transcriptDirectory,
-        taskDirectory: join(work.directory, "tasks"),
-        environment,
-        redactor,
-        signal: work.signal,
-        ...(options.onEvent ? { onEvent: (event: RunEvent) => options.onEvent?.(work.jobId, pass, event) } : {}),
-        onProgress: (progress) => void work.update({ progress }),
-      });
+      const guard = new ToolGuard({ ...options.limits, ...body.tuning?.guardLimits });
+      const startSha = (await runGit(["rev-parse", "HEAD"], checkout, git)).trim();
+      const probe = noEditProbe({ checkout, git, startSha, guard, watch, log: options.log, jobId: work.jobId });
+      guard.passStarted();
+      watch.passStarted();
+      let text: string;
+      try {
+        ({ text } = await runAgentPass({
+          jobId: work.jobId,
+          pass: { name: pass, proxyPhasePath: body.proxyPhasePath === true },
+          checkout,
+          instructions: body.systemPrompt,
+          network: body.network,
+          model: body.model as BodyModel,
+          modelFactory: options.modelFactory,
+          transcriptDirectory,
+          taskDirectory: join(work.directory, "tasks"),
+          environment,
+          redactor,
+          signal,
+          onEvent: (event: RunEvent) => {
+            watchEvent(event, watch, guard, probe);
+            options.onEvent?.(work.jobId, pass, event);
+          },
+          onProgress: (progress) => void work.update({ progress }),
+        }));
+      } finally {
+        watch.passEnded();
+      }
 
       await work.update({ phase: "salvage" });
       await runGit(["add", "-A"], checkout, git);
@@ -124,13 +153,105 @@ export function coderJob(options: CoderJobOptions): JobRunner {
       await runGit(["push", "--no-verify", "origin", `${branch}:refs/heads/${branch}`], checkout, git);
       return { result: { branch, summary: cutUtf8(redactor.scrub(text), maxSummaryBytes) } };
     } catch (error) {
+      const failure = watch.failure;
+      if (failure) {
+        const evidence = (
+          coldStart !== undefined
+            ? { ...(failure.evidence as Record<string, JsonValue>), coldStart: { afterMs: coldStart } }
+            : failure.evidence
+        ) as JsonValue;
+        return {
+          error: {
+            code: failure.code,
+            message: redactor.scrub(failure.message),
+            evidence: redactor.scrubJson(evidence),
+          },
+        };
+      }
       if (work.signal.aborted) return { error: { code: "aborted", message: "The job was stopped." } };
       const message = redactor.scrub(error instanceof Error ? error.message : String(error));
       const code = error instanceof GitCommandError ? "git-failed" : "agent-failed";
-      return { error: { code, message } };
+      return {
+        error: {
+          code,
+          message,
+          ...(coldStart !== undefined ? { evidence: { coldStart: { afterMs: coldStart } } } : {}),
+        },
+      };
     } finally {
+      watch.dispose();
       await rm(checkout, { recursive: true, force: true });
       await rm(join(work.directory, "secrets"), { recursive: true, force: true });
     }
+  };
+}
+
+const modelOutputEvents = new Set([
+  "assistant-text-delta",
+  "assistant-thinking-delta",
+  "assistant-content",
+  "tool-call",
+]);
+
+/** Feeds one Run event to the watchdogs and the guard. */
+function watchEvent(event: RunEvent, watch: JobWatch, guard: ToolGuard, probe: () => void): void {
+  watch.activity();
+  if (modelOutputEvents.has(event.kind)) watch.modelOutput();
+  let family: ReturnType<typeof familyOf> | undefined;
+  if (event.kind === "tool-end") {
+    watch.toolCompleted(event.toolName);
+    family = familyOf(event.toolName, event.source);
+  } else if (event.kind === "hosted-tool-end" && event.hostedKind === "web-search") {
+    watch.toolCompleted(event.toolName);
+    family = "web";
+  }
+  if (family === undefined) return;
+  const verdict = guard.observe(family);
+  if (verdict.kind === "violation")
+    watch.fail(verdict.code, `The guard stopped the job: ${verdict.detail}.`, { guard: guard.counts() });
+  else if (verdict.kind === "probe") probe();
+}
+
+/**
+ * The no-edit probe: after the bound, the tree is looked at. A dirty tree (ignored files aside)
+ * or a HEAD off the pass's start satisfies the pass; a clean one is `guard-no-edit`, quoting what
+ * was seen; a probe that throws is logged and the bound re-armed. One probe at a time.
+ */
+function noEditProbe(context: {
+  readonly checkout: string;
+  readonly git: Parameters<typeof runGit>[2];
+  readonly startSha: string;
+  readonly guard: ToolGuard;
+  readonly watch: JobWatch;
+  readonly jobId: string;
+  readonly log: CoderJobOptions["log"];
+}): () => void {
+  let running = false;
+  return () => {
+    if (running) return;
+    running = true;
+    void (async () => {
+      try {
+        const status = (await runGit(["status", "--porcelain"], context.checkout, context.git)).trim();
+        if (status !== "") return context.guard.editSatisfied();
+        const head = await runGit(["rev-parse", "HEAD"], context.checkout, context.git).then(
+          (sha) => sha.trim(),
+          () => undefined,
+        );
+        if (head !== undefined && head !== context.startSha) return context.guard.editSatisfied();
+        context.watch.fail("guard-no-edit", "The pass ran its action calls without changing the tree.", {
+          tree: { status: "clean", head: head ?? null, startHead: context.startSha },
+        });
+      } catch (error) {
+        context.log?.({
+          kind: "job-probe-failed",
+          jobId: context.jobId,
+          message: error instanceof Error ? error.message : String(error),
+        });
+        context.guard.rearm();
+      } finally {
+        running = false;
+      }
+    })();
   };
 }
