@@ -50,5 +50,14 @@ export {
   type Submission,
 } from "./jobs/job-registry.js";
 export { createRedactor, type Redactor } from "./redactor.js";
+export {
+  type CallMetric,
+  type DrainedTelemetry,
+  type FollowUp,
+  JobTelemetry,
+  maxUndrainedSpans,
+  type Span,
+} from "./telemetry/job-telemetry.js";
+export { runRecorder } from "./telemetry/run-recorder.js";
 export { createJobWatch, type JobWatch, type WatchFailure, type WatchLimits } from "./watch/job-watch.js";
 export { familyOf, type GuardLimits, type GuardVerdict, type ToolFamily, ToolGuard } from "./watch/tool-guard.js";

@@ -52,6 +52,60 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, tim
 const finished = (view: { state?: string }) => !["queued", "running"].includes(view.state ?? "queued");
 
 describe.skipIf(!sandbox.available)(`coding jobs${sandbox.skipNote}`, () => {
+  it("drains telemetry: concurrent pollers partition the calls, seq runs without gap, GET /jobs drains nothing", async () => {
+    const bare = await bareRepository(temp.path);
+    const reads: ScriptedStepSource[] = Array.from({ length: 30 }, () => ({
+      toolCalls: [{ name: "read_workspace_file", input: { path: "README.md" } }],
+      usage: { inputTokens: 100, outputTokens: 5 },
+    }));
+    const { factory } = scripted([
+      ...reads,
+      addNote,
+      { text: "Read and noted.", usage: { inputTokens: 120, outputTokens: 4 } },
+    ]);
+    const { server, port } = await startServer({ allowFileRemotes: true, modelFactory: factory });
+    servers.push(server);
+    const body = jobBody({ jobId: "job-drain", repo: { url: `file://${bare}`, baseBranch: "main" } });
+    await send(port, "POST", "/run", { body: JSON.stringify(body) });
+    const seen: { seq: number; turn: number; outcome: string }[] = [];
+    const spans: { kind: string; name: string }[] = [];
+    let done = false;
+    const poll = async () => {
+      while (!done) {
+        const view = (await send(port, "GET", "/jobs/job-drain")).json;
+        seen.push(...view.callMetrics);
+        spans.push(...view.spans);
+        if (!["queued", "running"].includes(view.state)) done = true;
+        else await send(port, "GET", "/jobs");
+      }
+    };
+    await Promise.all(Array.from({ length: 8 }, poll));
+    const last = (await send(port, "GET", "/jobs/job-drain")).json;
+    seen.push(...last.callMetrics);
+    spans.push(...last.spans);
+    expect(last.state).toBe("succeeded");
+    const seqs = seen.map((entry) => entry.seq).sort((a, b) => a - b);
+    expect(seqs).toEqual(Array.from({ length: 32 }, (_, index) => index + 1));
+    // The result repeats the complete list.
+    expect(last.result.callMetrics.map((entry: { seq: number }) => entry.seq)).toEqual(seqs);
+    expect(last.result.callMetrics[0]).toMatchObject({
+      pass: "initial",
+      model: "scripted/model",
+      turn: 1,
+      inputTokens: 100,
+      outcome: "completed",
+    });
+    expect(spans.filter((entry) => entry.kind === "tool" && entry.name === "read_workspace_file")).toHaveLength(30);
+    expect(spans.filter((entry) => entry.kind === "phase").map((entry) => entry.name)).toEqual([
+      "clone",
+      "agent",
+      "salvage",
+      "push",
+    ]);
+    const listed = (await send(port, "GET", "/jobs")).json.jobs[0];
+    expect(listed).not.toHaveProperty("callMetrics");
+  }, 120_000);
+
   it("clones, runs one pass, commits and pushes the work branch; a replay starts nothing; another body is 409", async () => {
     const bare = await bareRepository(temp.path);
     const { factory, passes, model } = scripted([addNote, { text: "Added NOTE.md with a greeting." }]);

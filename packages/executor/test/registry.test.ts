@@ -120,7 +120,7 @@ describe("the job registry", () => {
     await until(() => registry.view("b").state === "failed");
     expect(await registry.submit("run", "coder", body("b"))).toEqual({ jobId: "b", state: "failed", started: false });
     expect(runner.started).toHaveLength(1);
-    expect(registry.view("b").error).toEqual({ code: "watchdog-inactivity", message: "quiet" });
+    expect(registry.view("b").error).toEqual({ code: "watchdog-inactivity", message: "quiet", callMetrics: [] });
   });
 
   it("runs at most maxConcurrentJobs at once, the rest first in first out, and bounds the queue", async () => {

@@ -106,7 +106,7 @@ export function createExecutorServer(options: ExecutorServerOptions = {}): Execu
       sendJson(response, cancelled.changed ? 202 : 200, { jobId, state: cancelled.state });
     },
     jobEvents: ({ jobId }) => {
-      registry.view(jobId as string);
+      registry.peek(jobId as string);
       throw new ExecutorRequestError("executor_not_implemented", "The event stream of a job is not served yet.");
     },
   };

@@ -8,6 +8,7 @@ import type { BodyModel, ModelFactory } from "../agent/model-factory.js";
 import { makePrivateDirectory } from "../files/private-files.js";
 import { GitCommandError, prepareHooksPath, runGit } from "../git/git.js";
 import { createRedactor } from "../redactor.js";
+import { runRecorder } from "../telemetry/run-recorder.js";
 import { createJobWatch, type JobWatch, type WatchLimits } from "../watch/job-watch.js";
 import { familyOf, type GuardLimits, ToolGuard } from "../watch/tool-guard.js";
 import { credentialsOf } from "./identity.js";
@@ -104,6 +105,7 @@ export function coderJob(options: CoderJobOptions): JobRunner {
       const probe = noEditProbe({ checkout, git, startSha, guard, watch, log: options.log, jobId: work.jobId });
       guard.passStarted();
       watch.passStarted();
+      const record = runRecorder(work.telemetry, pass);
       let text: string;
       try {
         ({ text } = await runAgentPass({
@@ -120,6 +122,7 @@ export function coderJob(options: CoderJobOptions): JobRunner {
           redactor,
           signal,
           onEvent: (event: RunEvent) => {
+            record(event);
             watchEvent(event, watch, guard, probe);
             options.onEvent?.(work.jobId, pass, event);
           },

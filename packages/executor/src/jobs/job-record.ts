@@ -31,6 +31,8 @@ export interface JobError {
   readonly code: string;
   readonly message: string;
   readonly evidence?: JsonValue;
+  /** Every model call of the job (on a job's final error). */
+  readonly callMetrics?: JsonValue;
 }
 
 /** The routes that submit jobs, and the kind each runs. */

@@ -4,6 +4,7 @@ import type { JsonValue } from "@castellan/harness";
 import { ExecutorRequestError } from "../errors.js";
 import { makePrivateDirectory, writePrivateFileAtomically } from "../files/private-files.js";
 import { logLine } from "../log.js";
+import { type DrainedTelemetry, JobTelemetry } from "../telemetry/job-telemetry.js";
 import { bodyWithoutCredentials, jobIdentity } from "./identity.js";
 import { isJobId } from "./job-id.js";
 import {
@@ -29,6 +30,8 @@ export interface JobWork {
   readonly resumedFrom?: JobRecord["resumedFrom"];
   /** Aborted when the job is cancelled or the server stops. */
   readonly signal: AbortSignal;
+  /** Where the job publishes spans, follow-ups and model calls. */
+  readonly telemetry: JobTelemetry;
   /** Saves where the job stands. */
   update(patch: {
     readonly phase?: JobPhase;
@@ -76,8 +79,10 @@ export interface JobRegistry {
    * credentials); a different body or route is `job-conflict`.
    */
   submit(route: JobRoute, kind: string, body: { readonly jobId: string }): Promise<Submission>;
-  /** The job's summary, or `job-not-found`. */
-  view(jobId: string): JobSummary;
+  /** The job's summary with the telemetry published since the last view (which this takes), or `job-not-found`. */
+  view(jobId: string): JobSummary & DrainedTelemetry;
+  /** The job's summary, without taking its telemetry, or `job-not-found`. */
+  peek(jobId: string): JobSummary;
   /** Summaries, newest first, optionally of one state; at most `limit`. */
   list(options: { readonly state?: JobState; readonly limit: number }): JobSummary[];
   /** Cancels a queued or running job (nothing is done after); a settled job is left as it is. */
@@ -98,6 +103,7 @@ export function createJobRegistry(options: JobRegistryOptions): JobRegistry {
   const maxQueued = options.maxQueued ?? 1_000;
   const log = options.log ?? logLine;
   const records = new Map<string, JobRecord>();
+  const telemetries = new Map<string, JobTelemetry>();
   const queue: { readonly jobId: string; readonly body: unknown }[] = [];
   const active = new Map<string, Active>();
   let closing = false;
@@ -117,6 +123,28 @@ export function createJobRegistry(options: JobRegistryOptions): JobRegistry {
       });
     writes.set(record.jobId, next);
     return next;
+  }
+
+  async function telemetryOf(jobId: string): Promise<JobTelemetry> {
+    let telemetry = telemetries.get(jobId);
+    if (!telemetry) {
+      telemetry = await JobTelemetry.open(join(jobDirectory(jobId), "telemetry.jsonl"));
+      telemetries.set(jobId, telemetry);
+    }
+    return telemetry;
+  }
+
+  /** Publishes the span of the phase a record leaves (or ends in). */
+  function closePhase(telemetry: JobTelemetry, record: JobRecord, since: number, ok: boolean): void {
+    if (!record.phase) return;
+    telemetry.publishSpan({
+      kind: "phase",
+      name: record.phase,
+      pass: record.pass ?? null,
+      startedAt: new Date(since).toISOString(),
+      durationMs: Math.max(0, (options.now ?? Date.now)() - since),
+      ok,
+    });
   }
 
   const recordOf = (jobId: string): JobRecord => {
@@ -152,8 +180,11 @@ export function createJobRegistry(options: JobRegistryOptions): JobRegistry {
   /** Runs the job's work and saves how it ended. */
   async function execute(jobId: string, body: unknown, entry: Active): Promise<void> {
     const { controller } = entry;
+    const clock = options.now ?? Date.now;
     const started = { ...recordOf(jobId), state: "running" as const, startedAt: now() };
     await save(started);
+    const telemetry = await telemetryOf(jobId);
+    let phaseSince = clock();
     let outcome: JobOutcome;
     try {
       // Stopped or cancelled before it began: nothing runs.
@@ -165,7 +196,15 @@ export function createJobRegistry(options: JobRegistryOptions): JobRegistry {
         directory: jobDirectory(jobId),
         ...(started.resumedFrom ? { resumedFrom: started.resumedFrom } : {}),
         signal: controller.signal,
-        update: (patch) => save({ ...recordOf(jobId), ...patch }),
+        telemetry,
+        update: async (patch) => {
+          const current = recordOf(jobId);
+          if (patch.phase !== undefined && patch.phase !== current.phase) {
+            closePhase(telemetry, current, phaseSince, true);
+            phaseSince = clock();
+          }
+          await save({ ...recordOf(jobId), ...patch });
+        },
       });
     } catch (error) {
       outcome = { error: { code: "internal", message: error instanceof Error ? error.message : String(error) } };
@@ -177,13 +216,19 @@ export function createJobRegistry(options: JobRegistryOptions): JobRegistry {
         : "error" in outcome
           ? "failed"
           : "succeeded";
+    closePhase(telemetry, recordOf(jobId), phaseSince, state === "succeeded");
+    // The result (or error) repeats every model call of the job, drained or not.
+    const callMetrics = telemetry.allCalls() as unknown as JsonValue;
     await save({
       ...recordOf(jobId),
       state,
       endedAt: now(),
-      ...(state === "succeeded" && "result" in outcome ? { result: outcome.result } : {}),
-      ...(state === "failed" && "error" in outcome ? { error: outcome.error } : {}),
+      ...(state === "succeeded" && "result" in outcome
+        ? { result: { ...(outcome.result as Record<string, JsonValue>), callMetrics } }
+        : {}),
+      ...(state === "failed" && "error" in outcome ? { error: { ...outcome.error, callMetrics } } : {}),
     });
+    await telemetry.flush();
     log({ kind: "job-end", jobId, state });
   }
 
@@ -208,6 +253,8 @@ export function createJobRegistry(options: JobRegistryOptions): JobRegistry {
           continue;
         }
         records.set(record.jobId, record);
+        // What no read took before the stop is still handed out.
+        await telemetryOf(record.jobId);
         if (record.state === "queued" || record.state === "running") {
           await save({ ...record, state: "interrupted", endedAt: now() });
         }
@@ -258,6 +305,13 @@ export function createJobRegistry(options: JobRegistryOptions): JobRegistry {
     },
 
     view(jobId) {
+      const summary = summaryOf(recordOf(jobId));
+      const telemetry = telemetries.get(jobId);
+      const drained = telemetry?.drain() ?? { spans: [], followUps: [], callMetrics: [], droppedSpans: 0 };
+      return { ...summary, ...drained };
+    },
+
+    peek(jobId) {
       return summaryOf(recordOf(jobId));
     },
 
