@@ -50,6 +50,7 @@ export {
   type Submission,
 } from "./jobs/job-registry.js";
 export { createRedactor, type Redactor } from "./redactor.js";
+export { bufferedJobEvents, type JobEvent, JobEventStream, maxClientLagBytes } from "./telemetry/job-events.js";
 export {
   type CallMetric,
   type DrainedTelemetry,

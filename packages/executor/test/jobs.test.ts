@@ -11,7 +11,7 @@ import type { ModelBinding } from "@castellan/harness";
 import { type ScriptedStepSource, scriptedModel } from "@castellan/models/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ExecutorServer, ModelFactory, PassInfo } from "../src/index.js";
-import { bareRepository, git, jobBody, osSandbox, send, startServer, tempDirPerTest } from "./support.ts";
+import { bareRepository, followEvents, git, jobBody, osSandbox, send, startServer, tempDirPerTest } from "./support.ts";
 
 const sandbox = osSandbox();
 const temp = tempDirPerTest("castellan-executor-jobs-");
@@ -52,6 +52,86 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, tim
 const finished = (view: { state?: string }) => !["queued", "running"].includes(view.state ?? "queued");
 
 describe.skipIf(!sandbox.available)(`coding jobs${sandbox.skipNote}`, () => {
+  it("streams a job's events as SSE: Run events with their pass, no deltas, scrubbed, job-end last; Last-Event-ID replays", async () => {
+    const bare = await bareRepository(temp.path);
+    const held = { release: () => undefined as void };
+    const gate = new Promise<void>((resolve) => {
+      held.release = resolve;
+    });
+    const { factory } = scripted([addNote, { text: "Used the key model-secret-token-value to finish.", chunkSize: 4 }]);
+    const slowStart: ModelFactory = (model, pass) => {
+      const inner = factory(model, pass);
+      return {
+        specifier: inner.specifier,
+        async *stream(request, options) {
+          await gate;
+          yield* inner.stream(request, options);
+        },
+      };
+    };
+    const { server, port } = await startServer({ allowFileRemotes: true, modelFactory: slowStart });
+    servers.push(server);
+    const body = jobBody({ jobId: "job-sse", repo: { url: `file://${bare}`, baseBranch: "main" } });
+    await send(port, "POST", "/run", { body: JSON.stringify(body) });
+    const following = followEvents(port, "job-sse");
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    held.release();
+    const { status, events } = await following;
+    expect(status).toBe(200);
+    const kinds = events.map((event) => event.event);
+    expect(kinds.at(-1)).toBe("job-end");
+    expect(events.at(-1)?.data).toMatchObject({ state: "succeeded", result: { branch: "castellan/job-sse" } });
+    expect(kinds).toContain("job-state-changed");
+    expect(kinds).toEqual(
+      expect.arrayContaining(["run-start", "tool-start", "tool-end", "assistant-message", "run-end"]),
+    );
+    expect(kinds.filter((kind) => kind.endsWith("-delta"))).toEqual([]);
+    expect(events.filter((event) => event.event === "tool-end").every((event) => event.data.pass === "initial")).toBe(
+      true,
+    );
+    const ids = events.map((event) => event.id);
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(JSON.stringify(events)).not.toContain("model-secret-token-value");
+    expect(JSON.stringify(events)).toContain("[redacted]");
+    // After the end, a stream says where the job stands and ends at once.
+    const after = await followEvents(port, "job-sse");
+    expect(after.events.map((event) => event.event)).toEqual(["job-state-changed", "job-end"]);
+    expect((await send(port, "GET", "/jobs/nope/events")).status).toBe(404);
+  }, 120_000);
+
+  it("replays the buffered events after Last-Event-ID to a client that joins late", async () => {
+    const bare = await bareRepository(temp.path);
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const { factory } = scripted([addNote, { text: "done" }]);
+    const gated: ModelFactory = (model, pass) => {
+      const inner = factory(model, pass);
+      let first = true;
+      return {
+        specifier: inner.specifier,
+        async *stream(request, options) {
+          if (!first) await gate;
+          first = false;
+          yield* inner.stream(request, options);
+        },
+      };
+    };
+    const { server, port } = await startServer({ allowFileRemotes: true, modelFactory: gated });
+    servers.push(server);
+    await send(port, "POST", "/run", {
+      body: JSON.stringify(jobBody({ jobId: "job-late", repo: { url: `file://${bare}`, baseBranch: "main" } })),
+    });
+    const whole = followEvents(port, "job-late");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const partial = followEvents(port, "job-late", 3);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    release();
+    const [all, late] = await Promise.all([whole, partial]);
+    expect(late.events.map((event) => event.id)).toEqual(all.events.map((event) => event.id).filter((id) => id > 3));
+  }, 120_000);
+
   it("drains telemetry: concurrent pollers partition the calls, seq runs without gap, GET /jobs drains nothing", async () => {
     const bare = await bareRepository(temp.path);
     const reads: ScriptedStepSource[] = Array.from({ length: 30 }, () => ({

@@ -156,3 +156,49 @@ export async function bareRepository(base: string): Promise<string> {
   await git(["push", bare, "main"], seed);
   return bare;
 }
+
+/** One server-sent event. */
+export interface SseEvent {
+  readonly id: number;
+  readonly event: string;
+  readonly data: any;
+}
+
+/** Follows a job's event stream until the server ends it; resolves with every event. */
+export function followEvents(
+  port: number,
+  jobId: string,
+  lastEventId?: number,
+): Promise<{ status: number; events: SseEvent[] }> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = { host: `127.0.0.1:${port}`, authorization: `Bearer ${testToken}` };
+    if (lastEventId !== undefined) headers["last-event-id"] = String(lastEventId);
+    const request = httpRequest(
+      { host: "127.0.0.1", port, method: "GET", path: `/jobs/${jobId}/events`, headers, setHost: false },
+      (response) => {
+        let text = "";
+        response.setEncoding("utf8");
+        response.on("data", (chunk: string) => {
+          text += chunk;
+        });
+        response.on("end", () => {
+          const events = text
+            .split("\n\n")
+            .filter((block) => block.trim() !== "")
+            .map((block) => {
+              const fields = Object.fromEntries(
+                block
+                  .split("\n")
+                  .map((line) => [line.slice(0, line.indexOf(": ")), line.slice(line.indexOf(": ") + 2)]),
+              );
+              return { id: Number(fields.id), event: String(fields.event), data: JSON.parse(String(fields.data)) };
+            });
+          resolve({ status: response.statusCode ?? 0, events });
+        });
+        response.on("error", reject);
+      },
+    );
+    request.on("error", reject);
+    request.end();
+  });
+}

@@ -105,9 +105,10 @@ export function createExecutorServer(options: ExecutorServerOptions = {}): Execu
       const cancelled = await registry.cancel(jobId as string);
       sendJson(response, cancelled.changed ? 202 : 200, { jobId, state: cancelled.state });
     },
-    jobEvents: ({ jobId }) => {
-      registry.peek(jobId as string);
-      throw new ExecutorRequestError("executor_not_implemented", "The event stream of a job is not served yet.");
+    jobEvents: ({ request, response, jobId }) => {
+      const header = request.headers["last-event-id"];
+      const last = typeof header === "string" && /^\d+$/.test(header) ? Number(header) : undefined;
+      registry.follow(jobId as string, response, last);
     },
   };
 

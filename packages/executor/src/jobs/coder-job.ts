@@ -7,11 +7,9 @@ import { runAgentPass } from "../agent/agent-pass.js";
 import type { BodyModel, ModelFactory } from "../agent/model-factory.js";
 import { makePrivateDirectory } from "../files/private-files.js";
 import { GitCommandError, prepareHooksPath, runGit } from "../git/git.js";
-import { createRedactor } from "../redactor.js";
 import { runRecorder } from "../telemetry/run-recorder.js";
 import { createJobWatch, type JobWatch, type WatchLimits } from "../watch/job-watch.js";
 import { familyOf, type GuardLimits, ToolGuard } from "../watch/tool-guard.js";
-import { credentialsOf } from "./identity.js";
 import type { JobBody } from "./job-body.js";
 import { jobEnvironmentPolicy } from "./job-environment.js";
 import type { JobOutcome, JobRunner, JobWork } from "./job-registry.js";
@@ -54,7 +52,7 @@ function cutUtf8(text: string, bytes: number): string {
 export function coderJob(options: CoderJobOptions): JobRunner {
   return async (work: JobWork): Promise<JobOutcome> => {
     const body = work.body as JobBody;
-    const redactor = createRedactor(credentialsOf(body));
+    const { redactor } = work;
     const checkout = join(work.directory, "checkout");
     const home = join(work.directory, "home");
     const hooksPath = join(work.directory, "hooks");
@@ -123,6 +121,7 @@ export function coderJob(options: CoderJobOptions): JobRunner {
           signal,
           onEvent: (event: RunEvent) => {
             record(event);
+            work.publishRunEvent(pass, event);
             watchEvent(event, watch, guard, probe);
             options.onEvent?.(work.jobId, pass, event);
           },

@@ -1,11 +1,14 @@
 import { readdir, readFile, rm } from "node:fs/promises";
+import type { ServerResponse } from "node:http";
 import { join } from "node:path";
-import type { JsonValue } from "@castellan/harness";
+import type { JsonValue, RunEvent } from "@castellan/harness";
 import { ExecutorRequestError } from "../errors.js";
 import { makePrivateDirectory, writePrivateFileAtomically } from "../files/private-files.js";
 import { logLine } from "../log.js";
+import { createRedactor, type Redactor } from "../redactor.js";
+import { JobEventStream } from "../telemetry/job-events.js";
 import { type DrainedTelemetry, JobTelemetry } from "../telemetry/job-telemetry.js";
-import { bodyWithoutCredentials, jobIdentity } from "./identity.js";
+import { bodyWithoutCredentials, credentialsOf, jobIdentity } from "./identity.js";
 import { isJobId } from "./job-id.js";
 import {
   type JobError,
@@ -32,6 +35,10 @@ export interface JobWork {
   readonly signal: AbortSignal;
   /** Where the job publishes spans, follow-ups and model calls. */
   readonly telemetry: JobTelemetry;
+  /** Scrubs the job's credentials (those of this run's body) from anything shown or saved. */
+  readonly redactor: Redactor;
+  /** Streams a pass's Run event to the job's event clients (deltas are left out, the rest scrubbed). */
+  publishRunEvent(pass: string, event: RunEvent): void;
   /** Saves where the job stands. */
   update(patch: {
     readonly phase?: JobPhase;
@@ -83,6 +90,8 @@ export interface JobRegistry {
   view(jobId: string): JobSummary & DrainedTelemetry;
   /** The job's summary, without taking its telemetry, or `job-not-found`. */
   peek(jobId: string): JobSummary;
+  /** Serves the job's event stream as SSE to `response`, after `lastEventId` when given; `job-not-found` first. */
+  follow(jobId: string, response: ServerResponse, lastEventId: number | undefined): void;
   /** Summaries, newest first, optionally of one state; at most `limit`. */
   list(options: { readonly state?: JobState; readonly limit: number }): JobSummary[];
   /** Cancels a queued or running job (nothing is done after); a settled job is left as it is. */
@@ -104,6 +113,15 @@ export function createJobRegistry(options: JobRegistryOptions): JobRegistry {
   const log = options.log ?? logLine;
   const records = new Map<string, JobRecord>();
   const telemetries = new Map<string, JobTelemetry>();
+  const streams = new Map<string, JobEventStream>();
+  const streamOf = (jobId: string): JobEventStream => {
+    let stream = streams.get(jobId);
+    if (!stream) {
+      stream = new JobEventStream();
+      streams.set(jobId, stream);
+    }
+    return stream;
+  };
   const queue: { readonly jobId: string; readonly body: unknown }[] = [];
   const active = new Map<string, Active>();
   let closing = false;
@@ -113,7 +131,15 @@ export function createJobRegistry(options: JobRegistryOptions): JobRegistry {
   const jobDirectory = (jobId: string) => join(options.directory, jobId);
 
   function save(record: JobRecord): Promise<void> {
+    const before = records.get(record.jobId);
     records.set(record.jobId, record);
+    const stream = streams.get(record.jobId);
+    if (stream && (before?.state !== record.state || before?.phase !== record.phase)) {
+      stream.publish("job-state-changed", { state: record.state, phase: record.phase ?? null });
+    }
+    if (stream && record.progress && JSON.stringify(before?.progress) !== JSON.stringify(record.progress)) {
+      stream.publish("job-progress", record.progress as unknown as JsonValue);
+    }
     const previous = writes.get(record.jobId) ?? Promise.resolve();
     const next = previous
       .catch(() => undefined)
@@ -181,6 +207,8 @@ export function createJobRegistry(options: JobRegistryOptions): JobRegistry {
   async function execute(jobId: string, body: unknown, entry: Active): Promise<void> {
     const { controller } = entry;
     const clock = options.now ?? Date.now;
+    const redactor = createRedactor(credentialsOf(body));
+    const stream = streamOf(jobId);
     const started = { ...recordOf(jobId), state: "running" as const, startedAt: now() };
     await save(started);
     const telemetry = await telemetryOf(jobId);
@@ -197,6 +225,12 @@ export function createJobRegistry(options: JobRegistryOptions): JobRegistry {
         ...(started.resumedFrom ? { resumedFrom: started.resumedFrom } : {}),
         signal: controller.signal,
         telemetry,
+        redactor,
+        publishRunEvent: (pass, event) => {
+          // Deltas stay out: a credential split across them would escape the scrub.
+          if (event.kind.endsWith("-delta")) return;
+          stream.publish(event.kind, redactor.scrubJson({ ...event, pass }) as unknown as JsonValue);
+        },
         update: async (patch) => {
           const current = recordOf(jobId);
           if (patch.phase !== undefined && patch.phase !== current.phase) {
@@ -229,6 +263,14 @@ export function createJobRegistry(options: JobRegistryOptions): JobRegistry {
       ...(state === "failed" && "error" in outcome ? { error: { ...outcome.error, callMetrics } } : {}),
     });
     await telemetry.flush();
+    const ended = recordOf(jobId);
+    stream.publish("job-end", {
+      state,
+      ...(ended.error ? { error: { code: ended.error.code, message: ended.error.message } } : {}),
+      ...(ended.result !== undefined ? { result: ended.result } : {}),
+    } as JsonValue);
+    // A resumed run streams afresh.
+    streams.delete(jobId);
     log({ kind: "job-end", jobId, state });
   }
 
@@ -299,6 +341,7 @@ export function createJobRegistry(options: JobRegistryOptions): JobRegistry {
           body: bodyWithoutCredentials(body) as unknown as JsonValue,
         });
       }
+      streamOf(body.jobId);
       queue.push({ jobId: body.jobId, body });
       pump();
       return { jobId: body.jobId, state: recordOf(body.jobId).state, started: true };
@@ -313,6 +356,17 @@ export function createJobRegistry(options: JobRegistryOptions): JobRegistry {
 
     peek(jobId) {
       return summaryOf(recordOf(jobId));
+    },
+
+    follow(jobId, response, lastEventId) {
+      const record = recordOf(jobId);
+      const stream = streams.get(jobId);
+      if (stream) return stream.follow(response, lastEventId);
+      // Nothing is running: the stream says where the job stands and ends.
+      const settled = new JobEventStream();
+      settled.publish("job-state-changed", { state: record.state, phase: record.phase ?? null });
+      if (record.state !== "queued") settled.publish("job-end", { state: record.state });
+      settled.follow(response, lastEventId);
     },
 
     list({ state, limit }) {
