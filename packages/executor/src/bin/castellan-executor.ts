@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// The executor's bin: `castellan-executor serve [--host H] [--port P] [--data-directory DIR]`.
+// The executor's bin: `castellan-executor serve [--host H] [--port P] [--data-directory DIR]`
+// (`--allow-file-remotes` lets tests and benches use file:// repositories).
 // Settings not given as flags come from the environment (docs in the package README). A missing
 // token or a malformed setting exits 2 naming it; SIGTERM or SIGINT stops the server and exits 0.
 import { parseArgs } from "node:util";
@@ -7,7 +8,8 @@ import { ExecutorConfigError } from "../errors.js";
 import { createExecutorServer } from "../http/server.js";
 import { logLine } from "../log.js";
 
-const usage = "usage: castellan-executor serve [--host HOST] [--port PORT] [--data-directory DIR]";
+const usage =
+  "usage: castellan-executor serve [--host HOST] [--port PORT] [--data-directory DIR] [--allow-file-remotes]";
 
 process.title = "castellan-executor";
 
@@ -20,7 +22,13 @@ function parse() {
   try {
     return parseArgs({
       allowPositionals: true,
-      options: { host: { type: "string" }, port: { type: "string" }, "data-directory": { type: "string" } },
+      options: {
+        host: { type: "string" },
+        port: { type: "string" },
+        "data-directory": { type: "string" },
+        // For tests and benches: file:// repositories as remotes.
+        "allow-file-remotes": { type: "boolean" },
+      },
     });
   } catch (error) {
     fail(`${(error as Error).message}\n${usage}`, 2);
@@ -29,7 +37,7 @@ function parse() {
 const parsed = parse();
 const [command, ...rest] = parsed.positionals;
 if (command !== "serve" || rest.length > 0) fail(usage, 2);
-const { host, port, "data-directory": dataDirectory } = parsed.values;
+const { host, port, "data-directory": dataDirectory, "allow-file-remotes": allowFileRemotes } = parsed.values;
 if (port !== undefined && !/^\d+$/.test(port)) fail("--port must be a non-negative integer.", 2);
 
 let server: ReturnType<typeof createExecutorServer>;
@@ -38,6 +46,7 @@ try {
     ...(host !== undefined ? { host } : {}),
     ...(port !== undefined ? { port: Number(port) } : {}),
     ...(dataDirectory !== undefined ? { dataDirectory } : {}),
+    ...(allowFileRemotes ? { allowFileRemotes: true } : {}),
   });
 } catch (error) {
   if (error instanceof ExecutorConfigError) fail(`castellan-executor: ${error.message}`, 2);
