@@ -6,6 +6,7 @@ import {
   createNodeRunner,
   createTaskTools,
   type EnvironmentPolicy,
+  type SandboxFilesystemPolicy,
   type SessionStore,
   type TaskPort,
   workspace,
@@ -36,6 +37,8 @@ export interface AgentPassOptions {
   readonly taskDirectory: string;
   /** The environment of the agent's commands. */
   readonly environment: EnvironmentPolicy;
+  /** Added to the workspace's filesystem policy (the server's own paths denied, the job's home writable). */
+  readonly filesystem?: SandboxFilesystemPolicy;
   readonly redactor: Redactor;
   readonly signal: AbortSignal;
   /** Each Run event, as it happens (the watchdogs' activity). */
@@ -94,6 +97,7 @@ export async function runAgentPass(
           allowRequests: false,
         },
         commands: { environment: options.environment },
+        ...(options.filesystem ? { filesystem: options.filesystem } : {}),
       }),
     ],
   });

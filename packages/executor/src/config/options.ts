@@ -47,6 +47,8 @@ export interface ExecutorServerOptions extends Partial<ExecutorKnobs> {
 export interface ResolvedExecutorOptions extends ExecutorKnobs {
   readonly host: string;
   readonly token: string;
+  /** The token file's path, when the token came from one (jobs may not read it). */
+  readonly tokenFile: string | undefined;
   readonly dataDirectory: string;
   readonly transcriptRoot: string;
   readonly sandboxStatusFile: string;
@@ -133,6 +135,10 @@ export function resolveExecutorOptions(options: ExecutorServerOptions = {}): Res
     ...knobs,
     host: setting("host", "CASTELLAN_EXECUTOR_HOST") ?? "127.0.0.1",
     token: resolveToken(options.token, env),
+    tokenFile:
+      options.token === undefined && env.CASTELLAN_EXECUTOR_TOKEN_FILE?.trim()
+        ? resolve(env.CASTELLAN_EXECUTOR_TOKEN_FILE.trim())
+        : undefined,
     dataDirectory: path(
       setting("dataDirectory", "CASTELLAN_EXECUTOR_DATA_DIR") ?? join(homedir(), ".castellan", "executor"),
       "dataDirectory",

@@ -53,6 +53,11 @@ export function createExecutorServer(options: ExecutorServerOptions = {}): Execu
       modelFactory: options.modelFactory ?? defaultModelFactory,
       transcriptRoot: resolved.transcriptRoot,
       limits: resolved,
+      protectedPaths: [
+        resolved.dataDirectory,
+        resolved.transcriptRoot,
+        ...(resolved.tokenFile ? [resolved.tokenFile] : []),
+      ],
       log: options.log ?? logLine,
     }),
     ...(options.log ? { log: options.log } : {}),

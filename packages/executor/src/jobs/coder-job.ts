@@ -22,6 +22,11 @@ export interface CoderJobOptions {
   readonly modelFactory: ModelFactory;
   /** The server's watchdog settings and guard limits (a body may raise the limits). */
   readonly limits: WatchLimits & GuardLimits;
+  /**
+   * The server's own paths no job's commands may read (the data directory, the transcript
+   * root, the token file); the job's own checkout and home are opened again inside them.
+   */
+  readonly protectedPaths: readonly string[];
   /** Where a warning goes (a probe that could not tell). */
   readonly log?: (entry: { readonly kind: string; readonly [field: string]: unknown }) => void;
   /** Where Session logs are kept: `<transcriptRoot>/<jobId>.<8 hex>/`, marked for the retention sweep. */
@@ -70,6 +75,8 @@ export function coderJob(options: CoderJobOptions): JobRunner {
     try {
       await rm(checkout, { recursive: true, force: true });
       await makePrivateDirectory(home);
+      // Made here, private, before the task store would make it with the umask's mode.
+      await makePrivateDirectory(join(work.directory, "tasks"));
       await prepareHooksPath(hooksPath);
       const environment = jobEnvironmentPolicy(home);
       const env = resolveEnvironmentPolicy(environment, "the job's commands").environmentFor();
@@ -117,6 +124,11 @@ export function coderJob(options: CoderJobOptions): JobRunner {
           transcriptDirectory,
           taskDirectory: join(work.directory, "tasks"),
           environment,
+          filesystem: {
+            denyRead: [...options.protectedPaths],
+            allowRead: [checkout, home],
+            allowWrite: [home],
+          },
           redactor,
           signal,
           onEvent: (event: RunEvent) => {

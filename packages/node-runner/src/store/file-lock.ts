@@ -107,7 +107,7 @@ function isAlive(pid: number): boolean {
  */
 async function tryCreate(path: string, content: string): Promise<boolean> {
   const staging = `${path}.${process.pid}.${randomUUID()}${stagingSuffix}`;
-  await writeFile(staging, content, { flag: "wx" });
+  await writeFile(staging, content, { flag: "wx", mode: 0o600 });
   try {
     await link(staging, path);
     return true;
@@ -126,7 +126,7 @@ async function tryCreate(path: string, content: string): Promise<boolean> {
 async function createInPlace(path: string, content: string): Promise<boolean> {
   let handle: Awaited<ReturnType<typeof open>>;
   try {
-    handle = await open(path, "wx");
+    handle = await open(path, "wx", 0o600);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
     throw error;

@@ -210,7 +210,8 @@ class FileSessionLog implements SessionLog {
     if (this.#handle !== undefined) return this.#handle;
     // Opened at the first append, not at open: an open that is then given up leaves the disk
     // untouched (no new empty file, no cut tail).
-    const handle = await open(this.#path, "a");
+    // A Session's history is private to its owner: a new log is 0600 (the umask can only narrow it).
+    const handle = await open(this.#path, "a", 0o600);
     try {
       if (this.#tornLength > 0) {
         // A crash mid-append left these bytes; they were never acknowledged. Appending mode
