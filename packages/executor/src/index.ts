@@ -49,6 +49,7 @@ export {
   type JobWork,
   type Submission,
 } from "./jobs/job-registry.js";
+export { type SweepReport, sweepRetained } from "./jobs/retention-sweep.js";
 export { createRedactor, type Redactor } from "./redactor.js";
 export { bufferedJobEvents, type JobEvent, JobEventStream, maxClientLagBytes } from "./telemetry/job-events.js";
 export {

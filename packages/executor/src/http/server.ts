@@ -8,6 +8,7 @@ import { coderJob } from "../jobs/coder-job.js";
 import { jobBodySchema, parseJobBody } from "../jobs/job-body.js";
 import type { JobState } from "../jobs/job-record.js";
 import { createJobRegistry } from "../jobs/job-registry.js";
+import { sweepRetained } from "../jobs/retention-sweep.js";
 import { logLine } from "../log.js";
 import { healthView } from "./health.js";
 import { readJson } from "./read-json.js";
@@ -117,6 +118,25 @@ export function createExecutorServer(options: ExecutorServerOptions = {}): Execu
     },
   };
 
+  /** The retention sweep: at start and hourly, what ended more than `transcriptTtlMs` ago goes. */
+  let sweepTimer: ReturnType<typeof setInterval> | undefined;
+  const log = options.log ?? logLine;
+  async function sweep(): Promise<void> {
+    try {
+      const report = await sweepRetained({
+        jobsDirectory: join(resolved.dataDirectory, "jobs"),
+        transcriptRoot: resolved.transcriptRoot,
+        ttlMs: resolved.transcriptTtlMs,
+        now: Date.now(),
+        live: registry.live(),
+      });
+      registry.forget(report.jobs);
+      if (report.jobs.length > 0 || report.transcripts.length > 0) log({ kind: "executor-swept", ...report });
+    } catch (error) {
+      log({ kind: "executor-sweep-failed", message: error instanceof Error ? error.message : String(error) });
+    }
+  }
+
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     checkHostAndOrigin(request, policy());
     // The raw path: URL parsing would resolve `/jobs/..` to `/` before the id is checked.
@@ -157,6 +177,9 @@ export function createExecutorServer(options: ExecutorServerOptions = {}): Execu
     async listen() {
       // Jobs a stopped server left are marked interrupted before anything is accepted.
       await registry.open();
+      await sweep();
+      sweepTimer = setInterval(() => void sweep(), 3_600_000);
+      sweepTimer.unref();
       return await new Promise((resolve, reject) => {
         server.once("error", reject);
         server.listen(resolved.port, resolved.host, () => {
@@ -169,6 +192,7 @@ export function createExecutorServer(options: ExecutorServerOptions = {}): Execu
     },
     close() {
       closing ??= (async () => {
+        if (sweepTimer) clearInterval(sweepTimer);
         await registry.close();
         await new Promise<void>((resolve) => {
           if (!server.listening) return resolve();

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { rm, writeFile } from "node:fs/promises";
+import { rm, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { JsonValue, RunEvent } from "@castellan/harness";
 import { resolveEnvironmentPolicy } from "@castellan/node-runner";
@@ -72,6 +72,7 @@ export function coderJob(options: CoderJobOptions): JobRunner {
       },
     });
     const signal = AbortSignal.any([work.signal, watch.signal]);
+    let marker: string | undefined;
     try {
       await rm(checkout, { recursive: true, force: true });
       await makePrivateDirectory(home);
@@ -104,7 +105,8 @@ export function coderJob(options: CoderJobOptions): JobRunner {
       await work.update({ phase: "agent", pass });
       const transcriptDirectory = join(options.transcriptRoot, `${work.jobId}.${randomBytes(4).toString("hex")}`);
       await makePrivateDirectory(transcriptDirectory);
-      await writeFile(join(transcriptDirectory, retainedMarker), `${work.jobId}\n`, { mode: 0o600 });
+      marker = join(transcriptDirectory, retainedMarker);
+      await writeFile(marker, `${work.jobId}\n`, { mode: 0o600 });
       const guard = new ToolGuard({ ...options.limits, ...body.tuning?.guardLimits });
       const startSha = (await runGit(["rev-parse", "HEAD"], checkout, git)).trim();
       const probe = noEditProbe({ checkout, git, startSha, guard, watch, log: options.log, jobId: work.jobId });
@@ -194,6 +196,8 @@ export function coderJob(options: CoderJobOptions): JobRunner {
       };
     } finally {
       watch.dispose();
+      // The retention period of the transcript runs from the job's end.
+      if (marker) await utimes(marker, new Date(), new Date()).catch(() => undefined);
       await rm(checkout, { recursive: true, force: true });
       await rm(join(work.directory, "secrets"), { recursive: true, force: true });
     }

@@ -98,6 +98,10 @@ export interface JobRegistry {
   cancel(jobId: string): Promise<{ readonly state: JobState; readonly changed: boolean }>;
   /** Refuses submissions, aborts running jobs and records them `interrupted`, and waits for them. */
   close(): Promise<void>;
+  /** Forgets the records of jobs whose directories the retention sweep removed. */
+  forget(jobIds: readonly string[]): void;
+  /** The ids of jobs queued or running now. */
+  live(): ReadonlySet<string>;
 }
 
 interface Active {
@@ -394,6 +398,19 @@ export function createJobRegistry(options: JobRegistryOptions): JobRegistry {
         return { state: "cancelled", changed: true };
       }
       return { state: record.state, changed: false };
+    },
+
+    forget(jobIds) {
+      for (const jobId of jobIds) {
+        if (active.has(jobId) || queue.some((entry) => entry.jobId === jobId)) continue;
+        records.delete(jobId);
+        telemetries.delete(jobId);
+        streams.delete(jobId);
+      }
+    },
+
+    live() {
+      return new Set([...active.keys(), ...queue.map((entry) => entry.jobId)]);
     },
 
     async close() {
