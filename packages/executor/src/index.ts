@@ -24,6 +24,19 @@ export {
 export { executorVersion, type HealthMeasurement, type HealthView, jobKinds } from "./http/health.js";
 export { maxBodyBytes } from "./http/read-json.js";
 export { createExecutorServer, type ExecutorServer } from "./http/server.js";
+export {
+  type DockerFinding,
+  inventoryBlock,
+  inventoryHeading,
+  type ProbeBounds,
+  type ProbeRun,
+  type ProbeRunner,
+  probeBounds,
+  probeDocker,
+  probedTools,
+  probeTools,
+  type ToolFinding,
+} from "./inventory/environment-inventory.js";
 export { type CoderJobOptions, coderJob, maxSummaryBytes, retainedMarker } from "./jobs/coder-job.js";
 export { bodyWithoutCredentials, canonicalJson, credentialsOf, jobIdentity } from "./jobs/identity.js";
 export { type JobBody, jobBodySchema, outOfScopeFields, parseJobBody, unservedFields } from "./jobs/job-body.js";

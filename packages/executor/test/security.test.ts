@@ -79,10 +79,12 @@ describe.skipIf(!sandbox.available)(`per-job state and the sandbox boundary${san
       ...(await modes(join(started.directory, "data"))),
       ...(await modes(join(started.directory, "transcripts"))),
     ];
-    const files = written.filter((entry) => !entry.directory && !entry.path.includes(`${join("modes", "hooks")}`));
+    // What the job's commands write in its home is theirs; everything else is the server's.
+    const commandsOwn = (path: string) => path.includes(join("modes", "home")) || path.includes(join("modes", "hooks"));
+    const files = written.filter((entry) => !entry.directory && !commandsOwn(entry.path));
     expect(files.length).toBeGreaterThan(3);
     for (const entry of files) expect(entry.mode, entry.path).toBe(0o600);
-    for (const entry of written.filter((item) => item.directory && !item.path.endsWith("hooks"))) {
+    for (const entry of written.filter((item) => item.directory && !commandsOwn(item.path))) {
       expect(entry.mode & 0o077, entry.path).toBe(0);
     }
     const env = await git(["--git-dir", bare, "show", "castellan/modes:env.txt"], temp.path);

@@ -6,11 +6,13 @@ import {
   createNodeRunner,
   createTaskTools,
   type EnvironmentPolicy,
+  runSessionCommand,
   type SandboxFilesystemPolicy,
   type SessionStore,
   type TaskPort,
   workspace,
 } from "@castellan/node-runner";
+import type { ProbeRunner } from "../inventory/environment-inventory.js";
 import type { JobProgress } from "../jobs/job-record.js";
 import type { Redactor } from "../redactor.js";
 import type { BodyModel, ModelFactory, PassInfo } from "./model-factory.js";
@@ -45,6 +47,13 @@ export interface AgentPassOptions {
   readonly onEvent?: (event: RunEvent) => void;
   /** The task list's counts after each change. */
   readonly onProgress?: (progress: JobProgress) => void;
+  /**
+   * Text appended once onto the instructions, computed after the Session opened with a runner
+   * of probe commands in its sandbox (the environment inventory). Default none.
+   */
+  readonly appendix?: (probe: ProbeRunner) => Promise<string>;
+  /** Called right before the pass's Run starts (after the appendix). */
+  readonly onRunStart?: () => void;
 }
 
 /** A session store whose records are scrubbed of the job's credentials before they are appended. */
@@ -83,9 +92,10 @@ export async function runAgentPass(
   options: AgentPassOptions,
 ): Promise<{ readonly text: string; readonly turns: number }> {
   const tasks = createFileTaskStore({ directory: options.taskDirectory });
+  let appended = "";
   const agent = defineAgent("executor.coder", {
     model: jobModel,
-    instructions: options.instructions,
+    instructions: { job: () => (appended ? `${options.instructions}\n\n${appended}` : options.instructions) },
     tools: [...createTaskTools(tasks)],
     capabilities: [
       workspace({
@@ -117,6 +127,18 @@ export async function runAgentPass(
   });
   try {
     const session = await runner.createSession({ id: options.pass.name, signal: options.signal });
+    if (options.appendix) {
+      appended = await options.appendix(async (command, timeoutMs) => {
+        const result = await runSessionCommand(session, { command, timeoutMs, signal: options.signal });
+        return {
+          exitCode: result.exitCode,
+          timedOut: result.outcome === "timeout",
+          stdout: result.stdout,
+          stderr: result.stderr,
+        };
+      });
+    }
+    options.onRunStart?.();
     const run = session.run("Carry out the task your instructions describe, in the workspace.", {
       signal: options.signal,
     });

@@ -60,6 +60,7 @@ export function createExecutorServer(options: ExecutorServerOptions = {}): Execu
         ...(resolved.tokenFile ? [resolved.tokenFile] : []),
       ],
       log: options.log ?? logLine,
+      inventoryMemo: new Map(),
     }),
     ...(options.log ? { log: options.log } : {}),
   });

@@ -7,6 +7,7 @@ import { runAgentPass } from "../agent/agent-pass.js";
 import type { BodyModel, ModelFactory } from "../agent/model-factory.js";
 import { makePrivateDirectory } from "../files/private-files.js";
 import { GitCommandError, prepareHooksPath, runGit } from "../git/git.js";
+import { inventoryBlock, type ProbeRunner, probeDocker, probeTools } from "../inventory/environment-inventory.js";
 import { runRecorder } from "../telemetry/run-recorder.js";
 import { createJobWatch, type JobWatch, type WatchLimits } from "../watch/job-watch.js";
 import { familyOf, type GuardLimits, ToolGuard } from "../watch/tool-guard.js";
@@ -27,6 +28,8 @@ export interface CoderJobOptions {
    * root, the token file); the job's own checkout and home are opened again inside them.
    */
   readonly protectedPaths: readonly string[];
+  /** Settled inventory findings, per network policy, shared by the server's jobs for 10 minutes. */
+  readonly inventoryMemo?: Map<string, { readonly at: number; readonly block: string }>;
   /** Where a warning goes (a probe that could not tell). */
   readonly log?: (entry: { readonly kind: string; readonly [field: string]: unknown }) => void;
   /** Where Session logs are kept: `<transcriptRoot>/<jobId>.<8 hex>/`, marked for the retention sweep. */
@@ -110,8 +113,6 @@ export function coderJob(options: CoderJobOptions): JobRunner {
       const guard = new ToolGuard({ ...options.limits, ...body.tuning?.guardLimits });
       const startSha = (await runGit(["rev-parse", "HEAD"], checkout, git)).trim();
       const probe = noEditProbe({ checkout, git, startSha, guard, watch, log: options.log, jobId: work.jobId });
-      guard.passStarted();
-      watch.passStarted();
       const record = runRecorder(work.telemetry, pass);
       let text: string;
       try {
@@ -133,6 +134,21 @@ export function coderJob(options: CoderJobOptions): JobRunner {
           },
           redactor,
           signal,
+          // Each probe feeds the inactivity watchdog, as a heartbeat would.
+          appendix: (probe) =>
+            environmentInventory(
+              async (command, timeoutMs) => {
+                const result = await probe(command, timeoutMs);
+                watch.activity();
+                return result;
+              },
+              body.network,
+              options.inventoryMemo,
+            ),
+          onRunStart: () => {
+            guard.passStarted();
+            watch.passStarted();
+          },
           onEvent: (event: RunEvent) => {
             record(event);
             work.publishRunEvent(pass, event);
@@ -202,6 +218,25 @@ export function coderJob(options: CoderJobOptions): JobRunner {
       await rm(join(work.directory, "secrets"), { recursive: true, force: true });
     }
   };
+}
+
+/** How long settled inventory findings are reused. */
+const inventoryMemoMs = 600_000;
+
+/** The inventory block of a job: memoised per network policy when every finding is settled. */
+async function environmentInventory(
+  probe: ProbeRunner,
+  network: JobBody["network"],
+  memo: CoderJobOptions["inventoryMemo"],
+): Promise<string> {
+  const key = JSON.stringify({ allowed: network?.allowedDomains ?? [], denied: network?.deniedDomains ?? [] });
+  const known = memo?.get(key);
+  if (known && Date.now() - known.at < inventoryMemoMs) return known.block;
+  const [tools, docker] = await Promise.all([probeTools(probe), probeDocker(probe, Boolean(process.env.DOCKER_HOST))]);
+  const block = inventoryBlock(tools, docker);
+  const settled = tools.every((tool) => tool.state !== "undetermined") && docker !== "undetermined";
+  if (settled) memo?.set(key, { at: Date.now(), block });
+  return block;
 }
 
 const modelOutputEvents = new Set([
