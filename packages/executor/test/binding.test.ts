@@ -19,6 +19,7 @@ import {
   jobBody,
   osSandbox,
   send,
+  settled,
   startServer,
   tempDirPerTest,
   testToken,
@@ -52,15 +53,6 @@ async function fixture(
   });
   cleanups.push(() => server.close());
   return server;
-}
-
-async function settled(port: number, jobId: string) {
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    const view = (await send(port, "GET", `/jobs/${jobId}`)).json;
-    if (!["queued", "running"].includes(view.state) || Date.now() > deadline) return view;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 describe.skipIf(!sandbox.available)(`the job's model binding${sandbox.skipNote}`, () => {

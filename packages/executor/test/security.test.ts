@@ -8,7 +8,17 @@ import type { ModelBinding, ModelStreamEvent } from "@castellan/harness";
 import { type ScriptedStep, type ScriptedStepSource, scriptedModel } from "@castellan/models/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ModelFactory } from "../src/index.js";
-import { bareRepository, git, jobBody, osSandbox, send, startServer, tempDirPerTest, testToken } from "./support.ts";
+import {
+  bareRepository,
+  git,
+  jobBody,
+  osSandbox,
+  send,
+  settled,
+  startServer,
+  tempDirPerTest,
+  testToken,
+} from "./support.ts";
 
 const sandbox = osSandbox();
 const temp = tempDirPerTest("castellan-executor-security-");
@@ -18,15 +28,6 @@ afterEach(async () => {
 });
 
 const run = (command: string): ScriptedStepSource => ({ toolCalls: [{ name: "exec_command", input: { command } }] });
-
-async function settled(port: number, jobId: string) {
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    const view = (await send(port, "GET", `/jobs/${jobId}`)).json;
-    if (!["queued", "running"].includes(view.state) || Date.now() > deadline) return view;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 /** Every file and directory under `root` with its permission bits. */
 async function modes(root: string): Promise<{ path: string; directory: boolean; mode: number }[]> {

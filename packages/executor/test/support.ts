@@ -202,3 +202,13 @@ export function followEvents(
     request.end();
   });
 }
+
+/** Polls a job's view until it has settled (or 90 s passed); resolves with the last view. */
+export async function settled(port: number, jobId: string): Promise<any> {
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    const view = (await send(port, "GET", `/jobs/${jobId}`)).json;
+    if (!["queued", "running"].includes(view.state) || Date.now() > deadline) return view;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
