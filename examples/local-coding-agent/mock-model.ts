@@ -238,7 +238,10 @@ function coderStep(request: ModelRequest, facts: Facts, offered: ReadonlySet<str
     }
     return call("read_workspace_file", { path: "docs/ISSUE.md" });
   }
-  if (facts.hitPath === undefined) return call("search_workspace", { query: facts.symbol ?? "TODO" });
+  if (facts.symbol === undefined) {
+    return { text: `The issue names no function or variable to look for, so nothing was changed.\n\n${report(facts)}` };
+  }
+  if (facts.hitPath === undefined) return call("search_workspace", { query: facts.symbol });
   if (facts.source === undefined) {
     if (!facts.hitPath) return { text: `I could not find \`${facts.symbol ?? "the code"}\` in the project.` };
     return call("read_workspace_file", { path: facts.hitPath });
