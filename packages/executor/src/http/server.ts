@@ -6,7 +6,7 @@ import { type ExecutorServerOptions, type ResolvedExecutorOptions, resolveExecut
 import { ExecutorRequestError } from "../errors.js";
 import { coderJob } from "../jobs/coder-job.js";
 import { jobBodySchema, parseJobBody } from "../jobs/job-body.js";
-import type { JobState } from "../jobs/job-record.js";
+import { type JobState, jobStates } from "../jobs/job-record.js";
 import { createJobRegistry } from "../jobs/job-registry.js";
 import { sweepRetained } from "../jobs/retention-sweep.js";
 import { logLine } from "../log.js";
@@ -26,7 +26,7 @@ export interface ExecutorServer {
   close(): Promise<void>;
 }
 
-const jobStates = new Set(["queued", "running", "succeeded", "failed", "cancelled", "interrupted"]);
+const states: ReadonlySet<string> = new Set(jobStates);
 
 /**
  * Creates the job server over `node:http`. Every request passes the Host and Origin checks;
@@ -47,6 +47,7 @@ export function createExecutorServer(options: ExecutorServerOptions = {}): Execu
     token: resolved.token,
   });
 
+  const log = options.log ?? logLine;
   const registry = createJobRegistry({
     directory: join(resolved.dataDirectory, "jobs"),
     maxConcurrentJobs: resolved.maxConcurrentJobs,
@@ -59,10 +60,10 @@ export function createExecutorServer(options: ExecutorServerOptions = {}): Execu
         resolved.transcriptRoot,
         ...(resolved.tokenFile ? [resolved.tokenFile] : []),
       ],
-      log: options.log ?? logLine,
+      log,
       inventoryMemo: new Map(),
     }),
-    ...(options.log ? { log: options.log } : {}),
+    log,
   });
 
   const handlers: RouteHandlers = {
@@ -89,9 +90,9 @@ export function createExecutorServer(options: ExecutorServerOptions = {}): Execu
     },
     listJobs({ response, url }) {
       const state = url.searchParams.get("state");
-      if (state !== null && !jobStates.has(state)) {
+      if (state !== null && !states.has(state)) {
         throw new ExecutorRequestError("executor_invalid_body", "state must be one of the job states.", [
-          { path: "state", message: `one of ${[...jobStates].join(", ")}` },
+          { path: "state", message: `one of ${jobStates.join(", ")}` },
         ]);
       }
       const limit = url.searchParams.get("limit");
@@ -121,7 +122,6 @@ export function createExecutorServer(options: ExecutorServerOptions = {}): Execu
 
   /** The retention sweep: at start and hourly, what ended more than `transcriptTtlMs` ago goes. */
   let sweepTimer: ReturnType<typeof setInterval> | undefined;
-  const log = options.log ?? logLine;
   async function sweep(): Promise<void> {
     try {
       const report = await sweepRetained({
