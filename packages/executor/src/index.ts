@@ -14,6 +14,13 @@ export {
   resolveExecutorOptions,
 } from "./config/options.js";
 export {
+  type EgressVerdict,
+  egressCommand,
+  egressProbeTimeoutMs,
+  probeEgress,
+} from "./egress/egress-probe.js";
+export { type EgressTarget, parseEgressTarget } from "./egress/egress-target.js";
+export {
   ExecutorConfigError,
   type ExecutorErrorCode,
   type ExecutorErrorField,
@@ -21,11 +28,13 @@ export {
   type ExecutorWireCode,
   executorWireCodes,
 } from "./errors.js";
-export { executorVersion, type HealthMeasurement, type HealthView, jobKinds } from "./http/health.js";
+export { GitCommandError, type GitContext, runGit, type SpawnProcess } from "./git/git.js";
+export { executorVersion, type HealthView, jobKinds } from "./http/health.js";
 export { maxBodyBytes } from "./http/read-json.js";
 export { createExecutorServer, type ExecutorServer } from "./http/server.js";
 export {
   type DockerFinding,
+  type InventoryChecks,
   inventoryBlock,
   inventoryHeading,
   type ProbeBounds,
@@ -37,10 +46,20 @@ export {
   probeTools,
   type ToolFinding,
 } from "./inventory/environment-inventory.js";
+export {
+  createInventoryMemo,
+  type InventoryMemo,
+  type JobInventoryOptions,
+  jobInventory,
+  liveSandboxProbeMs,
+  toolMemoMs,
+} from "./inventory/job-inventory.js";
+export { type HealthMeasurement, measurement, ServerMeasurements } from "./inventory/measurements.js";
 export { type CoderJobOptions, coderJob, maxSummaryBytes, retainedMarker } from "./jobs/coder-job.js";
 export { bodyWithoutCredentials, canonicalJson, credentialsOf, jobIdentity } from "./jobs/identity.js";
 export { type JobBody, jobBodySchema, outOfScopeFields, parseJobBody, unservedFields } from "./jobs/job-body.js";
 export { jobEnvironmentPolicy } from "./jobs/job-environment.js";
+export { JobFailure } from "./jobs/job-failure.js";
 export { isJobId, jobIdPattern } from "./jobs/job-id.js";
 export {
   type JobError,
@@ -64,6 +83,9 @@ export {
 } from "./jobs/job-registry.js";
 export { type SweepReport, sweepRetained } from "./jobs/retention-sweep.js";
 export { createRedactor, type Redactor } from "./redactor.js";
+export { type BootCheckOptions, runBootSandboxCheck, type SandboxBootRecord } from "./sandbox/boot-check.js";
+export { type ProbeSessionOptions, withProbeSession } from "./sandbox/probe-session.js";
+export { probeSandbox, type SandboxVerdict, sandboxVerdictOfError } from "./sandbox/sandbox-probe.js";
 export { bufferedJobEvents, type JobEvent, JobEventStream, maxClientLagBytes } from "./telemetry/job-events.js";
 export {
   type CallMetric,

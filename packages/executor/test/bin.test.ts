@@ -53,7 +53,10 @@ describe("castellan-executor", () => {
     const tokenFile = join(temp.path, "token");
     await writeFile(tokenFile, `${testToken}\n`, { mode: 0o600 });
     const child = spawn(process.execPath, [bin, "serve", "--port", "0", "--data-directory", join(temp.path, "data")], {
-      env: environment({ CASTELLAN_EXECUTOR_TOKEN_FILE: tokenFile }),
+      env: environment({
+        CASTELLAN_EXECUTOR_TOKEN_FILE: tokenFile,
+        HARNESS_DOCKER_STATUS_FILE: join(temp.path, "sandbox-status.json"),
+      }),
       stdio: ["ignore", "ignore", "pipe"],
     });
     live.add(child);

@@ -133,6 +133,7 @@ describe.skipIf(!sandbox.available)(`the bin across a SIGKILL and a SIGTERM${san
           HOME: process.env.HOME ?? "",
           CASTELLAN_EXECUTOR_TOKEN: testToken,
           HARNESS_TRANSCRIPT_ROOT: join(temp.path, "transcripts"),
+          HARNESS_DOCKER_STATUS_FILE: join(temp.path, "sandbox-status.json"),
         },
         stdio: ["ignore", "ignore", "pipe"],
       },

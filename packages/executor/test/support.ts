@@ -30,6 +30,7 @@ export async function startServer(
     env: {},
     dataDirectory: join(directory, "data"),
     transcriptRoot: join(directory, "transcripts"),
+    sandboxStatusFile: join(directory, "sandbox-status.json"),
     log: (entry) => logged.push(entry),
     ...options,
   });

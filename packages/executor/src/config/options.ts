@@ -3,6 +3,7 @@ import { homedir, tmpdir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import type { ModelFactory } from "../agent/model-factory.js";
 import { ExecutorConfigError } from "../errors.js";
+import type { SpawnProcess } from "../git/git.js";
 import { type ExecutorKnobs, resolveKnobs } from "./knobs.js";
 
 /** Options of `createExecutorServer`; each beats its environment variable. */
@@ -39,6 +40,11 @@ export interface ExecutorServerOptions extends Partial<ExecutorKnobs> {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Binds a job's model for each pass. Default: the body's provider through `@castellan/models`. */
   readonly modelFactory?: ModelFactory;
+  /**
+   * Starts the server's own processes (git clone, commit, push), with `node:child_process`
+   * `spawn`'s arguments; tests pass a wrapper that records each argv. Default `spawn`.
+   */
+  readonly spawn?: SpawnProcess;
   /** Where the server's log lines go. Default: JSON lines on stderr. */
   readonly log?: (entry: { readonly kind: string; readonly [field: string]: unknown }) => void;
 }

@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { type ChildProcess, spawn as nodeSpawn, type SpawnOptions } from "node:child_process";
 import { mkdir } from "node:fs/promises";
 import type { Redactor } from "../redactor.js";
 
@@ -13,6 +13,9 @@ export class GitCommandError extends Error {
   }
 }
 
+/** How the server starts a process of its own (git): `node:child_process` `spawn`'s shape. */
+export type SpawnProcess = (command: string, args: readonly string[], options: SpawnOptions) => ChildProcess;
+
 /** How the server runs git for a job: no hooks, an explicit environment, the job's signal. */
 export interface GitContext {
   readonly env: Readonly<Record<string, string>>;
@@ -22,7 +25,12 @@ export interface GitContext {
   readonly signal: AbortSignal;
   /** Each git command's bound, in ms. Default 300,000. */
   readonly timeoutMs?: number;
+  /** Starts the process. Default `node:child_process` `spawn`. */
+  readonly spawn?: SpawnProcess;
 }
+
+/** The most output kept of one git command, per stream. */
+const maxOutputBytes = 16 * 1024 * 1024;
 
 /** Makes the empty hooks directory a context names. */
 export async function prepareHooksPath(path: string): Promise<void> {
@@ -32,30 +40,45 @@ export async function prepareHooksPath(path: string): Promise<void> {
 /** Runs `git <args>` in `cwd`; resolves with its stdout, rejects with a scrubbed `GitCommandError`. */
 export function runGit(args: readonly string[], cwd: string, context: GitContext): Promise<string> {
   const full = ["-c", `core.hooksPath=${context.hooksPath}`, "-c", "credential.helper=", ...args];
+  const what = args[0] ?? "git";
+  const failed = (detail: string, code: number | null) =>
+    new GitCommandError(
+      context.redactor.scrub(`git ${what} failed${code !== null ? ` (exit ${code})` : ""}: ${detail}`),
+      code,
+    );
   return new Promise((resolve, reject) => {
-    execFile(
-      "git",
-      full,
-      {
+    let child: ChildProcess;
+    try {
+      child = (context.spawn ?? nodeSpawn)("git", full, {
         cwd,
         env: { ...context.env, GIT_TERMINAL_PROMPT: "0" },
         signal: context.signal,
         timeout: context.timeoutMs ?? 300_000,
-        maxBuffer: 16 * 1024 * 1024,
-      },
-      (error, stdout, stderr) => {
-        if (!error) return resolve(stdout);
-        const code = typeof (error as { code?: unknown }).code === "number" ? (error as { code: number }).code : null;
-        const what = args[0] ?? "git";
-        reject(
-          new GitCommandError(
-            context.redactor.scrub(
-              `git ${what} failed${code !== null ? ` (exit ${code})` : ""}: ${stderr.trim() || error.message}`,
-            ),
-            code,
-          ),
-        );
-      },
-    );
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+    } catch (error) {
+      reject(failed(error instanceof Error ? error.message : String(error), null));
+      return;
+    }
+    const stdout: Buffer[] = [];
+    const stderr: Buffer[] = [];
+    const sizes = { stdout: 0, stderr: 0 };
+    const keep = (into: Buffer[], key: "stdout" | "stderr") => (chunk: Buffer) => {
+      if (sizes[key] >= maxOutputBytes) return;
+      sizes[key] += chunk.length;
+      into.push(chunk);
+    };
+    child.stdout?.on("data", keep(stdout, "stdout"));
+    child.stderr?.on("data", keep(stderr, "stderr"));
+    let spawnError: Error | undefined;
+    child.once("error", (error) => {
+      spawnError = error;
+    });
+    child.once("close", (code, signal) => {
+      const text = Buffer.concat(stderr).toString("utf8").trim();
+      if (code === 0) return resolve(Buffer.concat(stdout).toString("utf8"));
+      const detail = text || spawnError?.message || (signal ? `stopped by ${signal}` : "no output");
+      reject(failed(detail, code));
+    });
   });
 }

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import type { HealthMeasurement } from "../inventory/measurements.js";
 
 /** The package's version, read once from its manifest. */
 export const executorVersion: string = (
@@ -10,9 +11,6 @@ export const jobKinds = ["coder", "bootstrap", "blueprint"] as const;
 
 /** The optional body fields this build serves. */
 export const servedOptionalFields = ["network", "proxyPhasePath", "tuning"] as const;
-
-/** A check's state as `/health` shows it: a measurement's verdict, or `unmeasured`. */
-export type HealthMeasurement = "unmeasured" | { readonly verdict: string; readonly at: string };
 
 /** What `GET /health` answers: liveness and what the server knows of itself, never job data. */
 export interface HealthView {

@@ -3,13 +3,17 @@ import type { AddressInfo, Socket } from "node:net";
 import { join } from "node:path";
 import { defaultModelFactory } from "../agent/model-factory.js";
 import { type ExecutorServerOptions, type ResolvedExecutorOptions, resolveExecutorOptions } from "../config/options.js";
+import { parseEgressTarget } from "../egress/egress-target.js";
 import { ExecutorRequestError } from "../errors.js";
+import { createInventoryMemo } from "../inventory/job-inventory.js";
+import { measurement, ServerMeasurements } from "../inventory/measurements.js";
 import { coderJob } from "../jobs/coder-job.js";
 import { jobBodySchema, parseJobBody } from "../jobs/job-body.js";
 import { type JobState, jobStates } from "../jobs/job-record.js";
 import { createJobRegistry } from "../jobs/job-registry.js";
 import { sweepRetained } from "../jobs/retention-sweep.js";
 import { logLine } from "../log.js";
+import { runBootSandboxCheck } from "../sandbox/boot-check.js";
 import { healthView } from "./health.js";
 import { readJson } from "./read-json.js";
 import { checkHostAndOrigin, checkToken, type RequestPolicy } from "./request-guard.js";
@@ -48,6 +52,12 @@ export function createExecutorServer(options: ExecutorServerOptions = {}): Execu
   });
 
   const log = options.log ?? logLine;
+  const measurements = new ServerMeasurements();
+  const protectedPaths = [
+    resolved.dataDirectory,
+    resolved.transcriptRoot,
+    ...(resolved.tokenFile ? [resolved.tokenFile] : []),
+  ];
   const registry = createJobRegistry({
     directory: join(resolved.dataDirectory, "jobs"),
     maxConcurrentJobs: resolved.maxConcurrentJobs,
@@ -55,13 +65,16 @@ export function createExecutorServer(options: ExecutorServerOptions = {}): Execu
       modelFactory: options.modelFactory ?? defaultModelFactory,
       transcriptRoot: resolved.transcriptRoot,
       limits: resolved,
-      protectedPaths: [
-        resolved.dataDirectory,
-        resolved.transcriptRoot,
-        ...(resolved.tokenFile ? [resolved.tokenFile] : []),
-      ],
+      protectedPaths,
       log,
-      inventoryMemo: new Map(),
+      ...(options.spawn ? { spawn: options.spawn } : {}),
+      inventory: {
+        memo: createInventoryMemo(),
+        sandboxProbeBinary: resolved.sandboxProbeBinary,
+        egressTarget: resolved.egressTarget,
+        egressDnsName: resolved.egressDnsName,
+        measurements,
+      },
     }),
     log,
   });
@@ -72,10 +85,10 @@ export function createExecutorServer(options: ExecutorServerOptions = {}): Execu
         response,
         200,
         healthView({
-          sandboxBoot: "unmeasured",
-          sandboxLast: "unmeasured",
+          sandboxBoot: measurements.sandboxBoot,
+          sandboxLast: measurements.sandboxLast,
           egressTarget: resolved.egressTarget,
-          egressLast: "unmeasured",
+          egressLast: measurements.egressLast,
         }),
       ),
     async submit(kind, { request, response }) {
@@ -138,6 +151,25 @@ export function createExecutorServer(options: ExecutorServerOptions = {}): Execu
     }
   }
 
+  /** The boot-time sandbox check, in the background: it never delays `listen`. */
+  const bootAbort = new AbortController();
+  let bootCheck: Promise<void> | undefined;
+  function startBootCheck(): void {
+    bootCheck = runBootSandboxCheck({
+      root: join(resolved.dataDirectory, "sandbox-check"),
+      probeBinary: resolved.sandboxProbeBinary,
+      timeoutSeconds: resolved.sandboxReadyTimeoutSeconds,
+      statusFile: resolved.sandboxStatusFile,
+      protectedPaths,
+      signal: bootAbort.signal,
+    }).then(({ record, writeError }) => {
+      measurements.sandboxBoot = measurement(record.verdict, record.reason, record.at);
+      log({ kind: "executor-sandbox-checked", ...record });
+      if (writeError)
+        log({ kind: "executor-sandbox-status-unwritten", file: resolved.sandboxStatusFile, message: writeError });
+    });
+  }
+
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     checkHostAndOrigin(request, policy());
     // The raw path: URL parsing would resolve `/jobs/..` to `/` before the id is checked.
@@ -179,6 +211,15 @@ export function createExecutorServer(options: ExecutorServerOptions = {}): Execu
       // Jobs a stopped server left are marked interrupted before anything is accepted.
       await registry.open();
       await sweep();
+      if (resolved.egressTarget !== undefined && parseEgressTarget(resolved.egressTarget) === undefined) {
+        log({
+          kind: "executor-egress-target-invalid",
+          target: resolved.egressTarget,
+          message:
+            "The egress target is not an IPv4:port or [IPv6]:port literal; the egress check will not be carried out.",
+        });
+      }
+      startBootCheck();
       sweepTimer = setInterval(() => void sweep(), 3_600_000);
       sweepTimer.unref();
       return await new Promise((resolve, reject) => {
@@ -194,7 +235,9 @@ export function createExecutorServer(options: ExecutorServerOptions = {}): Execu
     close() {
       closing ??= (async () => {
         if (sweepTimer) clearInterval(sweepTimer);
+        bootAbort.abort();
         await registry.close();
+        await bootCheck;
         await new Promise<void>((resolve) => {
           if (!server.listening) return resolve();
           server.close(() => resolve());

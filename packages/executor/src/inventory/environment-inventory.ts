@@ -1,3 +1,6 @@
+import type { EgressVerdict } from "../egress/egress-probe.js";
+import type { SandboxVerdict } from "../sandbox/sandbox-probe.js";
+
 /** The tools the inventory asks about, each by its version command. */
 export const probedTools: readonly { readonly name: string; readonly command: string }[] = Object.freeze([
   { name: "git", command: "git --version" },
@@ -130,8 +133,42 @@ export async function probeDocker(
 /** The heading of the block appended to a job's instructions. */
 export const inventoryHeading = "ENVIRONMENT INVENTORY";
 
+/** The live checks a job's block reports besides the tools: its sandbox and its egress. */
+export interface InventoryChecks {
+  readonly sandbox?: SandboxVerdict;
+  readonly egress?: EgressVerdict;
+}
+
+function sandboxLine(verdict: SandboxVerdict): string {
+  if (verdict.state === "usable")
+    return "Sandbox: your commands run in the OS sandbox; it was checked live for this job.";
+  if (verdict.state === "unusable") return `Sandbox: unusable (${verdict.reason}).`;
+  return `Sandbox: whether it works could not be determined (${verdict.reason}); nothing runs outside it either way.`;
+}
+
+function egressLine(verdict: EgressVerdict): string {
+  switch (verdict.state) {
+    case "not-measured":
+      return "Network egress: not measured (the server has no egress target configured).";
+    case "not-carried-out":
+      return `Network egress: the check was not carried out: ${verdict.reason}.`;
+    case "reachable":
+      return "Network egress: reachable from the sandbox under this job's network policy, by address and by name.";
+    case "blocked":
+      return verdict.half === "dns"
+        ? `Network egress: blocked for fetching by name: ${verdict.reason}. Installs that fetch packages will fail.`
+        : `Network egress: blocked: ${verdict.reason}. Commands that fetch anything from the network will fail.`;
+    case "undetermined":
+      return `Network egress: could not be determined (${verdict.reason}).`;
+  }
+}
+
 /** The inventory as the agent reads it, appended once onto the job's instructions. */
-export function inventoryBlock(tools: readonly ToolFinding[], docker: DockerFinding): string {
+export function inventoryBlock(
+  tools: readonly ToolFinding[],
+  docker: DockerFinding,
+  checks: InventoryChecks = {},
+): string {
   const installed = tools.filter((tool) => tool.state === "installed");
   const absent = tools.filter((tool) => tool.state === "absent");
   const unknown = tools.filter((tool) => tool.state === "undetermined");
@@ -150,6 +187,8 @@ export function inventoryBlock(tools: readonly ToolFinding[], docker: DockerFind
         "Docker: no daemon is reachable from the sandbox; `docker compose up` will fail here whatever the CLI reports.",
       undetermined: "Docker: whether a daemon is reachable could not be determined.",
     }[docker],
+    ...(checks.sandbox ? [sandboxLine(checks.sandbox)] : []),
+    ...(checks.egress ? [egressLine(checks.egress)] : []),
     "Nothing installs system-wide here (system paths are read-only), but the project's own package manager may be fetched for this project.",
     "Tools not listed here are unknown, not absent.",
   ];

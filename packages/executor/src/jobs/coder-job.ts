@@ -2,17 +2,20 @@ import { randomBytes } from "node:crypto";
 import { rm, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { JsonValue, RunEvent } from "@castellan/harness";
-import { resolveEnvironmentPolicy } from "@castellan/node-runner";
+import { resolveEnvironmentPolicy, SandboxUnavailableError } from "@castellan/node-runner";
 import { runAgentPass } from "../agent/agent-pass.js";
 import type { BodyModel, ModelFactory } from "../agent/model-factory.js";
 import { makePrivateDirectory } from "../files/private-files.js";
-import { GitCommandError, prepareHooksPath, runGit } from "../git/git.js";
-import { inventoryBlock, type ProbeRunner, probeDocker, probeTools } from "../inventory/environment-inventory.js";
+import { GitCommandError, prepareHooksPath, runGit, type SpawnProcess } from "../git/git.js";
+import { type InventoryMemo, jobInventory } from "../inventory/job-inventory.js";
+import type { ServerMeasurements } from "../inventory/measurements.js";
+import { sandboxVerdictOfError } from "../sandbox/sandbox-probe.js";
 import { runRecorder } from "../telemetry/run-recorder.js";
 import { createJobWatch, type JobWatch, type WatchLimits } from "../watch/job-watch.js";
 import { familyOf, type GuardLimits, ToolGuard } from "../watch/tool-guard.js";
 import type { JobBody } from "./job-body.js";
 import { jobEnvironmentPolicy } from "./job-environment.js";
+import { JobFailure } from "./job-failure.js";
 import type { JobOutcome, JobRunner, JobWork } from "./job-registry.js";
 
 /** The longest summary a result carries, in bytes. */
@@ -28,8 +31,16 @@ export interface CoderJobOptions {
    * root, the token file); the job's own checkout and home are opened again inside them.
    */
   readonly protectedPaths: readonly string[];
-  /** Settled inventory findings, per network policy, shared by the server's jobs for 10 minutes. */
-  readonly inventoryMemo?: Map<string, { readonly at: number; readonly block: string }>;
+  /** How the environment inventory is measured, and the settled findings the server's jobs share. */
+  readonly inventory: {
+    readonly memo: InventoryMemo;
+    readonly sandboxProbeBinary: string;
+    readonly egressTarget: string | undefined;
+    readonly egressDnsName: string;
+    readonly measurements?: ServerMeasurements;
+  };
+  /** Starts the server's own processes (git). Default `node:child_process` `spawn`. */
+  readonly spawn?: SpawnProcess;
   /** Where a warning goes (a probe that could not tell). */
   readonly log?: (entry: { readonly kind: string; readonly [field: string]: unknown }) => void;
   /** Where Session logs are kept: `<transcriptRoot>/<jobId>.<8 hex>/`, marked for the retention sweep. */
@@ -61,6 +72,9 @@ export function coderJob(options: CoderJobOptions): JobRunner {
   return async (work: JobWork): Promise<JobOutcome> => {
     const body = work.body as JobBody;
     const { redactor } = work;
+    // Every line this job logs is scrubbed of its credentials first.
+    const log = (entry: { readonly kind: string; readonly [field: string]: unknown }) =>
+      options.log?.(redactor.scrubJson(entry));
     const checkout = join(work.directory, "checkout");
     const home = join(work.directory, "home");
     const hooksPath = join(work.directory, "hooks");
@@ -70,7 +84,7 @@ export function coderJob(options: CoderJobOptions): JobRunner {
     const watch = createJobWatch(options.limits, {
       onColdStart: (afterMs) => {
         coldStart = afterMs;
-        options.log?.({ kind: "job-cold-start", jobId: work.jobId, afterMs });
+        log({ kind: "job-cold-start", jobId: work.jobId, afterMs });
         void work.update({ diagnostics: { coldStart: { afterMs } } });
       },
     });
@@ -84,7 +98,7 @@ export function coderJob(options: CoderJobOptions): JobRunner {
       await prepareHooksPath(hooksPath);
       const environment = jobEnvironmentPolicy(home);
       const env = resolveEnvironmentPolicy(environment, "the job's commands").environmentFor();
-      const git = { env, hooksPath, redactor, signal };
+      const git = { env, hooksPath, redactor, signal, ...(options.spawn ? { spawn: options.spawn } : {}) };
 
       await work.update({ phase: "clone" });
       await runGit(
@@ -112,7 +126,7 @@ export function coderJob(options: CoderJobOptions): JobRunner {
       await writeFile(marker, `${work.jobId}\n`, { mode: 0o600 });
       const guard = new ToolGuard({ ...options.limits, ...body.tuning?.guardLimits });
       const startSha = (await runGit(["rev-parse", "HEAD"], checkout, git)).trim();
-      const probe = noEditProbe({ checkout, git, startSha, guard, watch, log: options.log, jobId: work.jobId });
+      const probe = noEditProbe({ checkout, git, startSha, guard, watch, log, jobId: work.jobId });
       const record = runRecorder(work.telemetry, pass);
       let text: string;
       try {
@@ -136,15 +150,15 @@ export function coderJob(options: CoderJobOptions): JobRunner {
           signal,
           // Each probe feeds the inactivity watchdog, as a heartbeat would.
           appendix: (probe) =>
-            environmentInventory(
-              async (command, timeoutMs) => {
+            jobInventory({
+              ...options.inventory,
+              network: body.network,
+              probe: async (command, timeoutMs) => {
                 const result = await probe(command, timeoutMs);
                 watch.activity();
                 return result;
               },
-              body.network,
-              options.inventoryMemo,
-            ),
+            }),
           onRunStart: () => {
             guard.passStarted();
             watch.passStarted();
@@ -185,31 +199,30 @@ export function coderJob(options: CoderJobOptions): JobRunner {
       await runGit(["push", "--no-verify", "origin", `${branch}:refs/heads/${branch}`], checkout, git);
       return { result: { branch, summary: cutUtf8(redactor.scrub(text), maxSummaryBytes) } };
     } catch (error) {
-      const failure = watch.failure;
-      if (failure) {
-        const evidence = (
-          coldStart !== undefined
-            ? { ...(failure.evidence as Record<string, JsonValue>), coldStart: { afterMs: coldStart } }
-            : failure.evidence
-        ) as JsonValue;
+      // A cold start is folded into whatever failure follows it.
+      const failed = (code: string, message: string, evidence?: JsonValue): JobOutcome => {
+        const folded =
+          coldStart === undefined
+            ? evidence
+            : ({
+                ...(evidence as Record<string, JsonValue> | undefined),
+                coldStart: { afterMs: coldStart },
+              } as JsonValue);
         return {
           error: {
-            code: failure.code,
-            message: redactor.scrub(failure.message),
-            evidence: redactor.scrubJson(evidence),
+            code,
+            message: redactor.scrub(message),
+            ...(folded !== undefined ? { evidence: redactor.scrubJson(folded) } : {}),
           },
         };
-      }
-      if (work.signal.aborted) return { error: { code: "aborted", message: "The job was stopped." } };
-      const message = redactor.scrub(error instanceof Error ? error.message : String(error));
-      const code = error instanceof GitCommandError ? "git-failed" : "agent-failed";
-      return {
-        error: {
-          code,
-          message,
-          ...(coldStart !== undefined ? { evidence: { coldStart: { afterMs: coldStart } } } : {}),
-        },
       };
+      const killed = watch.failure;
+      if (killed) return failed(killed.code, killed.message, killed.evidence);
+      if (work.signal.aborted) return { error: { code: "aborted", message: "The job was stopped." } };
+      const failure = jobFailureOf(error, options.inventory.measurements);
+      if (failure) return failed(failure.code, failure.message, failure.evidence);
+      const message = error instanceof Error ? error.message : String(error);
+      return failed(error instanceof GitCommandError ? "git-failed" : "agent-failed", message);
     } finally {
       watch.dispose();
       // The retention period of the transcript runs from the job's end.
@@ -220,31 +233,27 @@ export function coderJob(options: CoderJobOptions): JobRunner {
   };
 }
 
-/** How long settled inventory findings are reused. */
-const inventoryMemoMs = 600_000;
-
-/** The inventory block of a job: memoised per network policy when every finding is settled. */
-async function environmentInventory(
-  probe: ProbeRunner,
-  network: JobBody["network"],
-  memo: CoderJobOptions["inventoryMemo"],
-): Promise<string> {
-  const key = JSON.stringify({ allowed: network?.allowedDomains ?? [], denied: network?.deniedDomains ?? [] });
-  const known = memo?.get(key);
-  if (known && Date.now() - known.at < inventoryMemoMs) return known.block;
-  const [tools, docker] = await Promise.all([probeTools(probe), probeDocker(probe, Boolean(process.env.DOCKER_HOST))]);
-  const block = inventoryBlock(tools, docker);
-  const settled = tools.every((tool) => tool.state !== "undetermined") && docker !== "undetermined";
-  if (settled) memo?.set(key, { at: Date.now(), block });
-  return block;
-}
-
 const modelOutputEvents = new Set([
   "assistant-text-delta",
   "assistant-thinking-delta",
   "assistant-content",
   "tool-call",
 ]);
+
+/**
+ * A step's own failure: a `JobFailure`, or a sandbox that refused to open for the pass (the
+ * same decided negative the live check fails a job on, recorded for `/health`).
+ */
+function jobFailureOf(error: unknown, measurements: ServerMeasurements | undefined): JobFailure | undefined {
+  if (error instanceof JobFailure) return error;
+  if (!(error instanceof SandboxUnavailableError)) return undefined;
+  const verdict = sandboxVerdictOfError(error);
+  measurements?.recordSandbox(verdict);
+  if (verdict.state !== "unusable") return undefined;
+  return new JobFailure("sandbox-unavailable", `The OS sandbox is unusable for this job: ${verdict.reason}.`, {
+    sandbox: { verdict: verdict.state, reason: verdict.reason },
+  });
+}
 
 /** Feeds one Run event to the watchdogs and the guard. */
 function watchEvent(event: RunEvent, watch: JobWatch, guard: ToolGuard, probe: () => void): void {

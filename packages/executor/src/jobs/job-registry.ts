@@ -199,7 +199,10 @@ export function createJobRegistry(options: JobRegistryOptions): JobRegistry {
     active.set(jobId, entry);
     entry.done = execute(jobId, body, entry)
       .catch((error: unknown) => {
-        log({ kind: "job-record-failed", jobId, message: error instanceof Error ? error.message : String(error) });
+        const message = createRedactor(credentialsOf(body)).scrub(
+          error instanceof Error ? error.message : String(error),
+        );
+        log({ kind: "job-record-failed", jobId, message });
       })
       .finally(() => {
         active.delete(jobId);
@@ -245,7 +248,9 @@ export function createJobRegistry(options: JobRegistryOptions): JobRegistry {
         },
       });
     } catch (error) {
-      outcome = { error: { code: "internal", message: error instanceof Error ? error.message : String(error) } };
+      outcome = {
+        error: { code: "internal", message: redactor.scrub(error instanceof Error ? error.message : String(error)) },
+      };
     }
     const state: JobState = entry.cancelRequested
       ? "cancelled"

@@ -1,0 +1,96 @@
+import { type EgressVerdict, probeEgress } from "../egress/egress-probe.js";
+import { JobFailure } from "../jobs/job-failure.js";
+import { probeSandbox, type SandboxVerdict } from "../sandbox/sandbox-probe.js";
+import {
+  type DockerFinding,
+  inventoryBlock,
+  type ProbeRunner,
+  probeDocker,
+  probeTools,
+  type ToolFinding,
+} from "./environment-inventory.js";
+import type { ServerMeasurements } from "./measurements.js";
+
+/** How long settled tool versions are reused. */
+export const toolMemoMs = 600_000;
+
+/** The bound of a job's live sandbox check. */
+export const liveSandboxProbeMs = 10_000;
+
+/**
+ * Settled findings a server keeps across its jobs, per network policy: tool versions for 10
+ * minutes; egress answers and a missing probe binary until the server stops (they cannot change
+ * under it). Transient failures are never kept.
+ */
+export interface InventoryMemo {
+  readonly tools: Map<string, { readonly at: number; readonly tools: ToolFinding[]; readonly docker: DockerFinding }>;
+  readonly egress: Map<string, EgressVerdict>;
+  sandbox?: SandboxVerdict;
+}
+
+/** An empty memo, one per server. */
+export function createInventoryMemo(): InventoryMemo {
+  return { tools: new Map(), egress: new Map() };
+}
+
+/** What a job's inventory is measured with. */
+export interface JobInventoryOptions {
+  /** Runs one command in the job's sandbox, under its network policy. */
+  readonly probe: ProbeRunner;
+  readonly network:
+    | { readonly allowedDomains?: readonly string[]; readonly deniedDomains?: readonly string[] }
+    | undefined;
+  readonly memo: InventoryMemo;
+  readonly sandboxProbeBinary: string;
+  readonly egressTarget: string | undefined;
+  readonly egressDnsName: string;
+  /** Receives the live verdicts `/health` shows. */
+  readonly measurements?: ServerMeasurements;
+  /** Whether `DOCKER_HOST` is set for the job's commands. Default: read from this process. */
+  readonly dockerHostSet?: boolean;
+}
+
+const settledEgress = new Set<EgressVerdict["state"]>(["reachable", "not-carried-out", "not-measured"]);
+
+/**
+ * Measures a job's environment and renders its `ENVIRONMENT INVENTORY` block. The sandbox is
+ * checked live first: a decided negative throws `JobFailure` (`sandbox-unavailable`) and
+ * nothing else runs; then the tools, Docker and egress, in parallel.
+ */
+export async function jobInventory(options: JobInventoryOptions): Promise<string> {
+  const { memo } = options;
+  const policy = JSON.stringify({
+    allowed: [...(options.network?.allowedDomains ?? [])].sort(),
+    denied: [...(options.network?.deniedDomains ?? [])].sort(),
+  });
+  const sandbox = memo.sandbox ?? (await probeSandbox(options.probe, options.sandboxProbeBinary, liveSandboxProbeMs));
+  if (sandbox.state === "undetermined" && sandbox.settled) memo.sandbox = sandbox;
+  options.measurements?.recordSandbox(sandbox);
+  if (sandbox.state === "unusable") {
+    throw new JobFailure("sandbox-unavailable", `The OS sandbox is unusable for this job: ${sandbox.reason}.`, {
+      sandbox: { verdict: sandbox.state, reason: sandbox.reason },
+    });
+  }
+  const known = memo.tools.get(policy);
+  const fresh = known && Date.now() - known.at < toolMemoMs ? known : undefined;
+  const [found, egress] = await Promise.all([
+    fresh ??
+      Promise.all([
+        probeTools(options.probe),
+        probeDocker(options.probe, options.dockerHostSet ?? Boolean(process.env.DOCKER_HOST)),
+      ]).then(([tools, docker]) => {
+        const settled = tools.every((tool) => tool.state !== "undetermined") && docker !== "undetermined";
+        const entry = { at: Date.now(), tools, docker };
+        if (settled) memo.tools.set(policy, entry);
+        return entry;
+      }),
+    memo.egress.get(policy) ??
+      probeEgress(options.probe, options.egressTarget, options.egressDnsName).then((verdict) => {
+        // Only a measurement taken now is the last one `/health` shows.
+        options.measurements?.recordEgress(verdict);
+        if (settledEgress.has(verdict.state)) memo.egress.set(policy, verdict);
+        return verdict;
+      }),
+  ]);
+  return inventoryBlock(found.tools, found.docker, { sandbox, egress });
+}
