@@ -2,12 +2,13 @@
 // and every directory 0700; a job's commands get an explicit environment (no NODE_ENV, PORT or
 // CASTELLAN_EXECUTOR_*, HOME the job's own), and cannot read another job's checkout, any
 // secrets/, the token file or the server's environment.
+import { spawn } from "node:child_process";
 import { mkdir, readdir, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { ModelBinding, ModelStreamEvent } from "@castellan/harness";
 import { type ScriptedStep, type ScriptedStepSource, scriptedModel } from "@castellan/models/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import type { ModelFactory } from "../src/index.js";
+import type { ModelFactory, SpawnProcess } from "../src/index.js";
 import {
   bareRepository,
   git,
@@ -69,13 +70,25 @@ describe.skipIf(!sandbox.available)(`per-job state and the sandbox boundary${san
       { toolCalls: [{ name: "create_task", input: { title: "Check the environment" } }] },
       { text: "done" },
     ]);
-    const started = await startServer({ allowFileRemotes: true, modelFactory: () => model });
+    // The spawn seam: every process the server starts of its own, with its argv and environment.
+    const spawned: { command: string; args: readonly string[]; env: NodeJS.ProcessEnv }[] = [];
+    const recording: SpawnProcess = (command, args, options) => {
+      spawned.push({ command, args, env: { ...options.env } });
+      return spawn(command, args, options);
+    };
+    const started = await startServer({ allowFileRemotes: true, modelFactory: () => model, spawn: recording });
     cleanups.push(() => started.server.close());
     await send(started.port, "POST", "/run", {
       body: JSON.stringify(jobBody({ jobId: "modes", repo: { url: `file://${bare}`, baseBranch: "main" } })),
     });
     const view = await settled(started.port, "modes");
     expect(view.state).toBe("succeeded");
+    // The boot-time sandbox record too, once it is in.
+    for (let wait = 0; wait < 600; wait++) {
+      if ((await send(started.port, "GET", "/health", { auth: null })).json.sandbox.boot !== "unmeasured") break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect((await stat(started.server.options.sandboxStatusFile)).mode & 0o777).toBe(0o600);
     const written = [
       ...(await modes(join(started.directory, "data"))),
       ...(await modes(join(started.directory, "transcripts"))),
@@ -95,6 +108,43 @@ describe.skipIf(!sandbox.available)(`per-job state and the sandbox boundary${san
     expect(names.filter((name) => name.startsWith("CASTELLAN_EXECUTOR_"))).toEqual([]);
     expect(env).not.toContain(testToken);
     expect(env).toContain(`HOME=${join(started.directory, "data", "jobs", "modes", "home")}`);
+
+    // The server's own git: no hooks, no credential helper, an explicit environment.
+    const job = join(started.directory, "data", "jobs", "modes");
+    expect(spawned.map((entry) => entry.command)).toEqual(spawned.map(() => "git"));
+    // Each command's verb: the first argument after the `-c` settings.
+    const verbs = spawned.map((entry) => entry.args.find((arg, index, all) => arg !== "-c" && all[index - 1] !== "-c"));
+    expect(verbs).toEqual(expect.arrayContaining(["clone", "checkout", "add", "commit", "push"]));
+    for (const entry of spawned) {
+      expect(entry.args.slice(0, 4)).toEqual([
+        "-c",
+        `core.hooksPath=${join(job, "hooks")}`,
+        "-c",
+        "credential.helper=",
+      ]);
+      expect(entry.args.join(" ")).not.toContain("model-secret-token-value");
+      expect(entry.env.HOME).toBe(join(job, "home"));
+      expect(Object.keys(entry.env).filter((name) => /^(NODE_ENV|PORT|CASTELLAN_EXECUTOR_.*)$/.test(name))).toEqual([]);
+    }
+    const clone = spawned.find((entry) => entry.args[4] === "clone");
+    expect(clone?.args.slice(4)).toEqual([
+      "clone",
+      "--depth",
+      "1",
+      "--single-branch",
+      "--branch",
+      "main",
+      "--no-tags",
+      `file://${bare}`,
+      join(job, "checkout"),
+    ]);
+    expect(spawned.find((entry) => entry.args.includes("commit"))?.args).toContain("--no-verify");
+    expect(spawned.find((entry) => entry.args[4] === "push")?.args.slice(4)).toEqual([
+      "push",
+      "--no-verify",
+      "origin",
+      "castellan/modes:refs/heads/castellan/modes",
+    ]);
   }, 120_000);
 
   it("keeps another job's checkout, every secrets/ folder, the token file and the server's environment out of a job's reach", async () => {
