@@ -113,3 +113,17 @@ export function summarize(runs: readonly TurnTimings[], early: TurnWindow, late:
     totalMs: median(runs.map((timings) => timings.totalMs)),
   };
 }
+
+/** The 50th and 99th percentiles of a sample (nearest rank). */
+export interface Percentiles {
+  readonly p50: number;
+  readonly p99: number;
+}
+
+/** p50 and p99 by nearest rank; NaN for an empty sample. */
+export function percentiles(values: readonly number[]): Percentiles {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (q: number) =>
+    sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? Number.NaN;
+  return { p50: at(0.5), p99: at(0.99) };
+}

@@ -10,29 +10,18 @@ import { defineAgent, type ModelBinding, type ModelRequest, type ModelStreamEven
 import { createNodeRunner, mcp } from "@castellan/node-runner";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { type Percentiles, percentiles } from "../stats.ts";
 
 const entry = join(
   dirname(createRequire(import.meta.url).resolve("@modelcontextprotocol/server-everything/package.json")),
   "dist/index.js",
 );
 
-export interface Percentiles {
-  readonly p50: number;
-  readonly p99: number;
-}
-
 export interface McpBenchReport {
   readonly calls: number;
   readonly opens: number;
   readonly call: { readonly castellan: Percentiles; readonly tool: Percentiles; readonly bare: Percentiles };
   readonly open: { readonly castellan: Percentiles; readonly bare: Percentiles };
-}
-
-function percentiles(values: readonly number[]): Percentiles {
-  const sorted = [...values].sort((a, b) => a - b);
-  const at = (q: number) =>
-    sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? Number.NaN;
-  return { p50: at(0.5), p99: at(0.99) };
 }
 
 async function bareClient(): Promise<{ client: Client; openMs: number }> {

@@ -52,6 +52,7 @@ export {
   type JobInventoryOptions,
   jobInventory,
   liveSandboxProbeMs,
+  type ToolsEntry,
   toolMemoMs,
 } from "./inventory/job-inventory.js";
 export { type HealthMeasurement, measurement, ServerMeasurements } from "./inventory/measurements.js";

@@ -132,10 +132,14 @@ describe.skipIf(!sandbox.available)(`coding jobs${sandbox.skipNote}`, () => {
     expect(late.events.map((event) => event.id)).toEqual(all.events.map((event) => event.id).filter((id) => id > 3));
   }, 120_000);
 
-  it("drains telemetry: concurrent pollers partition the calls, seq runs without gap, GET /jobs drains nothing", async () => {
+  it("drains telemetry: 300 reads and 100 calls under 8 pollers, SSE and GET /jobs; seq runs without gap", async () => {
     const bare = await bareRepository(temp.path);
-    const reads: ScriptedStepSource[] = Array.from({ length: 30 }, () => ({
-      toolCalls: [{ name: "read_workspace_file", input: { path: "README.md" } }],
+    // 98 turns of reads (300 in all), an edit, the answer: 100 model calls.
+    const reads: ScriptedStepSource[] = Array.from({ length: 98 }, (_, turn) => ({
+      toolCalls: Array.from({ length: turn < 6 ? 4 : 3 }, () => ({
+        name: "read_workspace_file",
+        input: { path: "README.md" },
+      })),
       usage: { inputTokens: 100, outputTokens: 5 },
     }));
     const { factory } = scripted([
@@ -145,8 +149,14 @@ describe.skipIf(!sandbox.available)(`coding jobs${sandbox.skipNote}`, () => {
     ]);
     const { server, port } = await startServer({ allowFileRemotes: true, modelFactory: factory });
     servers.push(server);
-    const body = jobBody({ jobId: "job-drain", repo: { url: `file://${bare}`, baseBranch: "main" } });
+    const body = jobBody({
+      jobId: "job-drain",
+      repo: { url: `file://${bare}`, baseBranch: "main" },
+      // 300 reads in a row are past the default backstop of 200 exempt calls.
+      tuning: { guardLimits: { maxConsecutiveNonActionCalls: 400 } },
+    });
     await send(port, "POST", "/run", { body: JSON.stringify(body) });
+    const streamed = followEvents(port, "job-drain");
     const seen: { seq: number; turn: number; outcome: string }[] = [];
     const spans: { kind: string; name: string }[] = [];
     let done = false;
@@ -165,8 +175,8 @@ describe.skipIf(!sandbox.available)(`coding jobs${sandbox.skipNote}`, () => {
     spans.push(...last.spans);
     expect(last.state).toBe("succeeded");
     const seqs = seen.map((entry) => entry.seq).sort((a, b) => a - b);
-    expect(seqs).toEqual(Array.from({ length: 32 }, (_, index) => index + 1));
-    // The result repeats the complete list.
+    expect(seqs).toEqual(Array.from({ length: 100 }, (_, index) => index + 1));
+    // The result repeats the complete list, in seq order.
     expect(last.result.callMetrics.map((entry: { seq: number }) => entry.seq)).toEqual(seqs);
     expect(last.result.callMetrics[0]).toMatchObject({
       pass: "initial",
@@ -175,15 +185,22 @@ describe.skipIf(!sandbox.available)(`coding jobs${sandbox.skipNote}`, () => {
       inputTokens: 100,
       outcome: "completed",
     });
-    expect(spans.filter((entry) => entry.kind === "tool" && entry.name === "read_workspace_file")).toHaveLength(30);
+    expect(spans.filter((entry) => entry.kind === "tool" && entry.name === "read_workspace_file")).toHaveLength(300);
     expect(spans.filter((entry) => entry.kind === "phase").map((entry) => entry.name)).toEqual([
       "clone",
       "agent",
       "salvage",
       "push",
     ]);
+    // The event stream saw the whole job and drained nothing: the pollers got every entry.
+    const { events } = await streamed;
+    expect(events.filter((event) => event.event === "tool-end")).toHaveLength(301);
+    expect(events.at(-1)?.event).toBe("job-end");
     const listed = (await send(port, "GET", "/jobs")).json.jobs[0];
     expect(listed).not.toHaveProperty("callMetrics");
+    // Nothing is left to drain.
+    const after = (await send(port, "GET", "/jobs/job-drain")).json;
+    expect([after.callMetrics, after.spans]).toEqual([[], []]);
   }, 120_000);
 
   it("clones, runs one pass, commits and pushes the work branch; a replay starts nothing; another body is 409", async () => {

@@ -255,6 +255,27 @@ describe.skipIf(bwrap === undefined)(`workspace() in the OS sandbox${skipNote}`,
     );
 
     it(
+      "keeps the proxies of two open Sessions apart: each one's requests reach its own proxy",
+      async () => {
+        const port = await loopbackServer();
+        const s = await setup(
+          [fetch(`http://localhost:${port}/`), { text: "A done" }, fetch(`http://localhost:${port}/`)],
+          {
+            network: { allowedDomains: ["localhost"] },
+          },
+        );
+        // Both open before either runs: B's proxy starts while A's is serving.
+        const sessionA = cleanups.closeLater(await s.runner.createSession());
+        const sessionB = cleanups.closeLater(await s.runner.createSession());
+        const a = reports((await drain(sessionA.run("A"))).events);
+        const b = reports((await drain(sessionB.run("B"))).events);
+        expect(a[0]?.report?.stdout.text).toBe("loopback-ok status=200 curl=0\n");
+        expect(b[0]?.report?.stdout.text).toBe("loopback-ok status=200 curl=0\n");
+      },
+      slow,
+    );
+
+    it(
       "grants a requested host after approval for that Session only, and deniedDomains beats a grant",
       async () => {
         const port = await loopbackServer();

@@ -23,14 +23,52 @@ export const liveSandboxProbeMs = 10_000;
  * under it). Transient failures are never kept.
  */
 export interface InventoryMemo {
-  readonly tools: Map<string, { readonly at: number; readonly tools: ToolFinding[]; readonly docker: DockerFinding }>;
+  readonly tools: Map<string, ToolsEntry>;
+  /**
+   * Tool measurements under way, per network policy: jobs that start together wait for one
+   * measurement instead of each spawning the same probes (every spawn blocks the event loop
+   * for a time that grows with the process's memory). An unsettled result is not shared.
+   */
+  readonly measuring: Map<string, Promise<ToolsEntry>>;
   readonly egress: Map<string, EgressVerdict>;
   sandbox?: SandboxVerdict;
 }
 
+/** The tool and Docker findings of one measurement. */
+export interface ToolsEntry {
+  readonly at: number;
+  readonly tools: ToolFinding[];
+  readonly docker: DockerFinding;
+  readonly settled: boolean;
+}
+
 /** An empty memo, one per server. */
 export function createInventoryMemo(): InventoryMemo {
-  return { tools: new Map(), egress: new Map() };
+  return { tools: new Map(), measuring: new Map(), egress: new Map() };
+}
+
+/** Measures the tools and Docker under one policy, or joins a measurement under way. */
+async function toolFindings(options: JobInventoryOptions, policy: string): Promise<ToolsEntry> {
+  const { memo } = options;
+  const known = memo.tools.get(policy);
+  if (known && Date.now() - known.at < toolMemoMs) return known;
+  const shared = await memo.measuring.get(policy)?.catch(() => undefined);
+  if (shared?.settled) return shared;
+  const measurement = Promise.all([
+    probeTools(options.probe),
+    probeDocker(options.probe, options.dockerHostSet ?? Boolean(process.env.DOCKER_HOST)),
+  ]).then(([tools, docker]): ToolsEntry => {
+    const settled = tools.every((tool) => tool.state !== "undetermined") && docker !== "undetermined";
+    const entry = { at: Date.now(), tools, docker, settled };
+    if (settled) memo.tools.set(policy, entry);
+    return entry;
+  });
+  memo.measuring.set(policy, measurement);
+  try {
+    return await measurement;
+  } finally {
+    if (memo.measuring.get(policy) === measurement) memo.measuring.delete(policy);
+  }
 }
 
 /** What a job's inventory is measured with. */
@@ -71,19 +109,8 @@ export async function jobInventory(options: JobInventoryOptions): Promise<string
       sandbox: { verdict: sandbox.state, reason: sandbox.reason },
     });
   }
-  const known = memo.tools.get(policy);
-  const fresh = known && Date.now() - known.at < toolMemoMs ? known : undefined;
   const [found, egress] = await Promise.all([
-    fresh ??
-      Promise.all([
-        probeTools(options.probe),
-        probeDocker(options.probe, options.dockerHostSet ?? Boolean(process.env.DOCKER_HOST)),
-      ]).then(([tools, docker]) => {
-        const settled = tools.every((tool) => tool.state !== "undetermined") && docker !== "undetermined";
-        const entry = { at: Date.now(), tools, docker };
-        if (settled) memo.tools.set(policy, entry);
-        return entry;
-      }),
+    toolFindings(options, policy),
     memo.egress.get(policy) ??
       probeEgress(options.probe, options.egressTarget, options.egressDnsName).then((verdict) => {
         // Only a measurement taken now is the last one `/health` shows.

@@ -1,4 +1,6 @@
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { CastellanError, type CastellanErrorCode } from "@castellan/harness";
 import type { ResolvedSandboxPolicy } from "../commands/sandbox/config.js";
@@ -30,7 +32,9 @@ export interface SandboxWorkerRuntimeAdapter extends SandboxRuntimeAdapter {
  * Starts a sandbox worker: a `node:worker_threads` thread at the package's fixed compiled
  * entry (`dist/sandbox-worker/worker.js`) holding its own `@anthropic-ai/sandbox-runtime`
  * 0.0.83, so its profile, network grants, proxies and temporary directory belong to one owner
- * (one `workspace()` Session) and never conflict with another's. The adapter it returns only
+ * (one `workspace()` Session) and never conflict with another's. The worker's `TMPDIR` is a
+ * private `castellan-sandbox-*` directory under the host's, removed when the worker exits (a
+ * host killed outright leaves it behind). The adapter it returns only
  * transforms argv and env, like the in-process one: the host's supervisor spawns, owns the
  * group and reads the output. A call after the worker stopped, or one it was answering when it
  * crashed, rejects with a `SandboxWorkerStoppedError`, which the command tools report as a host
@@ -48,7 +52,23 @@ export function createSandboxWorkerRuntimeAdapter(options: SandboxWorkerOptions 
     ...(options.socatPath !== undefined ? { socatPath: options.socatPath } : {}),
     ...(options.ripgrepPath !== undefined ? { ripgrepPath: options.ripgrepPath } : {}),
   };
-  const worker = new Worker(entry, { workerData: data, stdout: false, stderr: false });
+  // The runtime names some of its sockets by process id and a per-realm counter, so two workers
+  // of one process would pick the same path, and the later one would unlink the earlier one's
+  // live proxy socket. Each worker gets a private temporary directory (0700) of its own.
+  const temporary = mkdtempSync(join(tmpdir(), "castellan-sandbox-"));
+  const removeTemporary = () => rmSync(temporary, { recursive: true, force: true });
+  let worker: Worker;
+  try {
+    worker = new Worker(entry, {
+      workerData: data,
+      stdout: false,
+      stderr: false,
+      env: { ...process.env, TMPDIR: temporary },
+    });
+  } catch (error) {
+    removeTemporary();
+    throw error;
+  }
   const pending = new Map<number, { resolve(value: unknown): void; reject(error: unknown): void }>();
   let nextId = 1;
   let stopped: SandboxWorkerStoppedError | undefined;
@@ -70,7 +90,10 @@ export function createSandboxWorkerRuntimeAdapter(options: SandboxWorkerOptions 
   worker.on("error", (error) =>
     stop(new SandboxWorkerStoppedError(`The sandbox worker crashed: ${error.message}`, { cause: error })),
   );
-  worker.on("exit", (code) => stop(new SandboxWorkerStoppedError(`The sandbox worker exited with code ${code}.`)));
+  worker.on("exit", (code) => {
+    stop(new SandboxWorkerStoppedError(`The sandbox worker exited with code ${code}.`));
+    removeTemporary();
+  });
 
   const call = <T>(method: SandboxWorkerMethod, argument?: unknown): Promise<T> => {
     if (stopped) return Promise.reject(stopped);
