@@ -191,7 +191,7 @@ export async function runExecutorBench(options: ExecutorBenchOptions): Promise<E
     const ids = Array.from({ length: options.jobs }, (_, index) => `bench-${index}`);
     let peakRss = process.memoryUsage().rss;
     const sampler = setInterval(() => {
-      peakRss = Math.max(peakRss, process.memoryUsage().rss);
+      peakRss = Math.max(peakRss, process.memoryUsage.rss());
     }, 100);
     const delay = monitorEventLoopDelay({ resolution: 10 });
     delay.enable();

@@ -52,13 +52,18 @@ describe("castellan-executor", () => {
   it("serves with the token from its file, titles its process, and stops on SIGTERM with exit 0", async () => {
     const tokenFile = join(temp.path, "token");
     await writeFile(tokenFile, `${testToken}\n`, { mode: 0o600 });
-    const child = spawn(process.execPath, [bin, "serve", "--port", "0", "--data-directory", join(temp.path, "data")], {
-      env: environment({
-        CASTELLAN_EXECUTOR_TOKEN_FILE: tokenFile,
-        HARNESS_DOCKER_STATUS_FILE: join(temp.path, "sandbox-status.json"),
-      }),
-      stdio: ["ignore", "ignore", "pipe"],
-    });
+    // "server-data" puts "server" in the command line a pattern kill would match without the title.
+    const child = spawn(
+      process.execPath,
+      [bin, "serve", "--port", "0", "--data-directory", join(temp.path, "server-data")],
+      {
+        env: environment({
+          CASTELLAN_EXECUTOR_TOKEN_FILE: tokenFile,
+          HARNESS_DOCKER_STATUS_FILE: join(temp.path, "sandbox-status.json"),
+        }),
+        stdio: ["ignore", "ignore", "pipe"],
+      },
+    );
     live.add(child);
     let stderr = "";
     const listening = new Promise<{ port: number }>((resolve, reject) => {
@@ -77,6 +82,14 @@ describe("castellan-executor", () => {
     expect((await send(port, "GET", "/jobs")).status).toBe(200);
     const { stdout } = await exec("ps", ["-o", "args=", "-p", String(child.pid)]);
     expect(stdout.trim()).toBe("castellan-executor");
+    // A pattern kill aimed at the service an agent built does not reach the server.
+    for (const pattern of ["node .*server", "node dist/index.js"]) {
+      const matched = await exec("pgrep", ["-f", pattern]).then(
+        ({ stdout: pids }) => pids.split("\n").filter(Boolean),
+        () => [],
+      );
+      expect(matched, pattern).not.toContain(String(child.pid));
+    }
     const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
     child.kill("SIGTERM");
     expect(await exited).toBe(0);

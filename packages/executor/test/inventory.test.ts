@@ -10,7 +10,17 @@ import { delimiter, join } from "node:path";
 import type { ModelRequest } from "@castellan/harness";
 import { scriptedModel } from "@castellan/models/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { inventoryBlock, inventoryHeading, type ProbeRun, probeDocker, probedTools, probeTools } from "../src/index.js";
+import {
+  createInventoryMemo,
+  type InventoryMemo,
+  inventoryBlock,
+  inventoryHeading,
+  jobInventory,
+  type ProbeRun,
+  probeDocker,
+  probedTools,
+  probeTools,
+} from "../src/index.js";
 import { bareRepository, jobBody, osSandbox, send, startServer, tempDirPerTest } from "./support.ts";
 
 const sandbox = osSandbox();
@@ -109,6 +119,51 @@ describe("the environment inventory", () => {
     expect(block).toContain("no daemon is reachable from the sandbox; `docker compose up` will fail here");
     expect(block).toContain("the project's own package manager may be fetched for this project");
     expect(lines.at(-1)).toBe("Tools not listed here are unknown, not absent.");
+  });
+});
+
+describe("the inventory's memo", () => {
+  /** A probe that answers every tool, counting the commands it was asked to run. */
+  function countingProbe(answer: (command: string) => ProbeRun) {
+    const commands: string[] = [];
+    const probe = async (command: string): Promise<ProbeRun> => {
+      commands.push(command);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      return answer(command);
+    };
+    return { probe, commands };
+  }
+  const options = (probe: (command: string) => Promise<ProbeRun>, memo: InventoryMemo) => ({
+    probe,
+    memo,
+    network: undefined,
+    sandboxProbeBinary: "/bin/true",
+    egressTarget: undefined,
+    egressDnsName: "localhost",
+    dockerHostSet: false,
+  });
+
+  it("measures the tools once per policy for jobs that start together, and reuses settled findings", async () => {
+    const memo = createInventoryMemo();
+    // cargo's shim exits 1 the same way every time: settled, though unknown.
+    const { probe, commands } = countingProbe((command) => (command.startsWith("cargo") ? ran(1) : ran(0, "v1")));
+    const [first, second] = await Promise.all([jobInventory(options(probe, memo)), jobInventory(options(probe, memo))]);
+    expect(first).toBe(second);
+    expect(first).toContain("Could not be determined: cargo (its version command exited 1).");
+    const toolCommands = () => commands.filter((command) => !command.includes("/bin/true"));
+    expect(toolCommands()).toHaveLength(probedTools.length + 1);
+    // Each job still checks its sandbox live.
+    expect(commands.filter((command) => command.includes("/bin/true"))).toHaveLength(2);
+    await jobInventory(options(probe, memo));
+    expect(toolCommands()).toHaveLength(probedTools.length + 1);
+  });
+
+  it("measures again after a transient unknown (a timeout)", async () => {
+    const memo = createInventoryMemo();
+    const { probe, commands } = countingProbe((command) => (command.startsWith("jq") ? ran(null, "", true) : ran(0)));
+    await jobInventory(options(probe, memo));
+    await jobInventory(options(probe, memo));
+    expect(commands.filter((command) => command.startsWith("jq"))).toHaveLength(2);
   });
 });
 

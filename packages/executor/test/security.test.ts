@@ -2,11 +2,11 @@
 // and every directory 0700; a job's commands get an explicit environment (no NODE_ENV, PORT or
 // CASTELLAN_EXECUTOR_*, HOME the job's own), and cannot read another job's checkout, any
 // secrets/, the token file or the server's environment.
-import { spawn } from "node:child_process";
 import { mkdir, readdir, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { ModelBinding, ModelStreamEvent } from "@castellan/harness";
 import { type ScriptedStep, type ScriptedStepSource, scriptedModel } from "@castellan/models/testing";
+import { spawnDetached } from "@castellan/node-runner";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ModelFactory, SpawnProcess } from "../src/index.js";
 import {
@@ -71,10 +71,10 @@ describe.skipIf(!sandbox.available)(`per-job state and the sandbox boundary${san
       { text: "done" },
     ]);
     // The spawn seam: every process the server starts of its own, with its argv and environment.
-    const spawned: { command: string; args: readonly string[]; env: NodeJS.ProcessEnv }[] = [];
+    const spawned: { command: string; args: readonly string[]; env: Readonly<Record<string, string>> }[] = [];
     const recording: SpawnProcess = (command, args, options) => {
       spawned.push({ command, args, env: { ...options.env } });
-      return spawn(command, args, options);
+      return spawnDetached(command, args, options);
     };
     const started = await startServer({ allowFileRemotes: true, modelFactory: () => model, spawn: recording });
     cleanups.push(() => started.server.close());

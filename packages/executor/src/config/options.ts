@@ -41,8 +41,9 @@ export interface ExecutorServerOptions extends Partial<ExecutorKnobs> {
   /** Binds a job's model for each pass. Default: the body's provider through `@castellan/models`. */
   readonly modelFactory?: ModelFactory;
   /**
-   * Starts the server's own processes (git clone, commit, push), with `node:child_process`
-   * `spawn`'s arguments; tests pass a wrapper that records each argv. Default `spawn`.
+   * Starts the server's own processes (git clone, commit, push), detached, with exactly the
+   * given `cwd` and `env`; tests pass a wrapper that records each argv. Default `spawnDetached`
+   * from `@castellan/node-runner` (through its spawn broker).
    */
   readonly spawn?: SpawnProcess;
   /** Where the server's log lines go. Default: JSON lines on stderr. */

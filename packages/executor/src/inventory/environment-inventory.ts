@@ -34,11 +34,15 @@ export interface ProbeRun {
 /** Runs one probe command in the job's sandbox; rejects when it could not be spawned. */
 export type ProbeRunner = (command: string, timeoutMs: number) => Promise<ProbeRun>;
 
-/** What the inventory found of one tool: only exit 127 is an absence; a timeout or a refusal is unknown. */
+/**
+ * What the inventory found of one tool: only exit 127 is an absence; a timeout or a refusal is
+ * unknown. `transient` marks an unknown that may change on the next try (a timeout, a spawn
+ * refused, the budget spent); a version command that exits non-zero says the same each time.
+ */
 export type ToolFinding =
   | { readonly name: string; readonly state: "installed"; readonly version: string }
   | { readonly name: string; readonly state: "absent" }
-  | { readonly name: string; readonly state: "undetermined"; readonly reason: string };
+  | { readonly name: string; readonly state: "undetermined"; readonly reason: string; readonly transient?: true };
 
 /** What the inventory found of Docker. */
 export type DockerFinding = "answered" | "not-installed" | "no-daemon" | "undetermined";
@@ -76,13 +80,23 @@ export async function probeTools(run: ProbeRunner, bounds: ProbeBounds = probeBo
       const tool = probedTools[index] as (typeof probedTools)[number];
       const left = deadline - Date.now();
       if (left <= 0) {
-        findings[index] = { name: tool.name, state: "undetermined", reason: "the inventory ran out of time" };
+        findings[index] = {
+          name: tool.name,
+          state: "undetermined",
+          reason: "the inventory ran out of time",
+          transient: true,
+        };
         continue;
       }
       try {
         const result = await run(tool.command, Math.min(bounds.perToolMs, left));
         if (result.timedOut)
-          findings[index] = { name: tool.name, state: "undetermined", reason: "its version command timed out" };
+          findings[index] = {
+            name: tool.name,
+            state: "undetermined",
+            reason: "its version command timed out",
+            transient: true,
+          };
         else if (result.exitCode === 127) findings[index] = { name: tool.name, state: "absent" };
         else if (result.exitCode === 0)
           findings[index] = { name: tool.name, state: "installed", version: firstLine(result) };
@@ -97,6 +111,7 @@ export async function probeTools(run: ProbeRunner, bounds: ProbeBounds = probeBo
           name: tool.name,
           state: "undetermined",
           reason: "its version command could not be started",
+          transient: true,
         };
       }
     }

@@ -58,7 +58,9 @@ async function toolFindings(options: JobInventoryOptions, policy: string): Promi
     probeTools(options.probe),
     probeDocker(options.probe, options.dockerHostSet ?? Boolean(process.env.DOCKER_HOST)),
   ]).then(([tools, docker]): ToolsEntry => {
-    const settled = tools.every((tool) => tool.state !== "undetermined") && docker !== "undetermined";
+    // A version command that exits non-zero answers the same next time; a timeout may not.
+    const settled =
+      tools.every((tool) => tool.state !== "undetermined" || !tool.transient) && docker !== "undetermined";
     const entry = { at: Date.now(), tools, docker, settled };
     if (settled) memo.tools.set(policy, entry);
     return entry;

@@ -39,7 +39,7 @@ export interface CoderJobOptions {
     readonly egressDnsName: string;
     readonly measurements?: ServerMeasurements;
   };
-  /** Starts the server's own processes (git). Default `node:child_process` `spawn`. */
+  /** Starts the server's own processes (git). Default `spawnDetached` from `@castellan/node-runner`. */
   readonly spawn?: SpawnProcess;
   /** Where a warning goes (a probe that could not tell). */
   readonly log?: (entry: { readonly kind: string; readonly [field: string]: unknown }) => void;

@@ -79,5 +79,7 @@ export {
   type CommandWaitOptions,
   type CommandWaitResult,
   createCommandSupervisor,
+  type DetachedProcess,
+  spawnDetached,
   timeoutExitCode,
 } from "./supervisor/index.js";

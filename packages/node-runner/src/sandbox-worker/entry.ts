@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 const packageName = "@castellan/node-runner";
 
 /** The directory of this package: the nearest `package.json` above this module naming it. */
-function packageDirectory(): string {
+export function packageDirectory(): string {
   let directory = dirname(fileURLToPath(import.meta.url));
   for (;;) {
     const manifest = join(directory, "package.json");

@@ -1,6 +1,5 @@
 // One spawned command: its process group, its two output captures, its deadline and how it
 // ended. The supervisor owns the registry around it; this file owns the process.
-import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import type { Readable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
@@ -10,6 +9,7 @@ import { guardGroup, unguardGroup } from "./exit-guard.js";
 import type { CommandSupervisorLimits } from "./options.js";
 import { OutputCapture } from "./output-capture.js";
 import { terminateGroup } from "./process-group.js";
+import { type DetachedProcess, spawnDetached } from "./spawn-detached.js";
 import {
   type CommandInfo,
   type CommandLifetime,
@@ -89,19 +89,15 @@ export class SupervisedCommand {
     }
     const [executable, ...args] = argv as [string, ...string[]];
     const startedAt = new Date();
-    let child: ChildProcess;
+    let child: DetachedProcess;
     try {
-      child = spawn(executable, args, {
-        cwd,
-        env: { ...env },
-        detached: true,
-        stdio: ["ignore", "pipe", "pipe"],
-      });
+      child = spawnDetached(executable, args, { cwd, env });
     } catch (error) {
       await releaseLayer(request, commandId);
       throw new CommandSpawnError(executable, cwd, { cause: error });
     }
-    // Guarded from the first moment: the host may exit while this waits for "spawn".
+    // Guarded from the first moment: the host may exit while this waits for "spawn" (a brokered
+    // command's pid is known only then; the broker kills what it started if the host goes).
     if (child.pid !== undefined) guardGroup(child.pid);
     const leaderExit = new Promise<LeaderExit>((resolve) =>
       child.once("exit", (code, signal) => resolve([code, signal])),
@@ -110,6 +106,7 @@ export class SupervisedCommand {
       child.once("spawn", () => resolve(undefined));
       child.once("error", resolve);
     });
+    if (failure === undefined && child.pid !== undefined) guardGroup(child.pid);
     if (failure !== undefined || child.pid === undefined) {
       if (child.pid !== undefined) unguardGroup(child.pid);
       child.stdout?.destroy();
@@ -122,7 +119,7 @@ export class SupervisedCommand {
 
   private constructor(
     commandId: string,
-    child: ChildProcess,
+    child: DetachedProcess,
     processGroupId: number,
     request: CommandSpawnRequest,
     limits: CommandSupervisorLimits,
