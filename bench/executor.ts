@@ -3,7 +3,8 @@
 // 100 ms alternating a sandboxed `true` and an edit, commit and push), a poller per job at
 // 4 Hz; beside the same pollers on the idle server polling one finished job. Prints poll
 // latency p50/p99 under load and idle with their ratio, the event-loop delay p99, and the
-// server's RSS idle, at its peak and per job. Targets: p99 under load at most 5x idle and under
+// server's RSS (its sandbox worker processes and spawn broker included) idle, at its peak and
+// per job. Targets: p99 under load at most 5x idle and under
 // 50 ms. Needs bwrap, socat and rg; stops by itself within 10 minutes. Targets are informational.
 import { parseArgs } from "node:util";
 import { checkSandboxDependencies } from "@castellan/node-runner";

@@ -2,9 +2,9 @@
 // bare repository, `turns` turns of `turnMs` alternating a sandboxed `true` and an edit, then
 // commit and push), a poller per job at 4 Hz in a separate process; beside the same pollers on
 // the idle server polling one finished job. Poll latency, event-loop delay and the server's RSS
-// (its sandbox worker threads are in this process, so they are counted).
+// (this process plus its sandbox worker processes and spawn broker).
 import { execFile, spawn } from "node:child_process";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
@@ -133,6 +133,29 @@ async function states(port: number): Promise<Map<string, string>> {
 
 const live = new Set(["queued", "running"]);
 
+/** The VmRSS of `pid` in bytes, or 0 once it is gone. */
+async function rssOf(pid: string): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "");
+  const match = /^VmRSS:\s+(\d+) kB$/m.exec(status);
+  return match ? Number(match[1]) * 1024 : 0;
+}
+
+/**
+ * The server's memory: this process plus the helpers it runs for its jobs (each Session's
+ * sandbox worker process and the spawn broker), read from /proc.
+ */
+async function serverRss(): Promise<number> {
+  let total = process.memoryUsage.rss();
+  for (const name of await readdir("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    const stat = await readFile(`/proc/${name}/stat`, "utf8").catch(() => "");
+    if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) !== process.pid) continue;
+    const commandLine = await readFile(`/proc/${name}/cmdline`, "utf8").catch(() => "");
+    if (/sandbox-worker\/worker\.js|broker\/broker\.js/.test(commandLine)) total += await rssOf(name);
+  }
+  return total;
+}
+
 function jobBody(jobId: string, bare: string): unknown {
   return {
     jobId,
@@ -175,7 +198,7 @@ export async function runExecutorBench(options: ExecutorBenchOptions): Promise<E
     await post(port, jobBody("finished", bares[options.jobs] as string));
     await wait(async () => !live.has((await states(port)).get("finished") ?? "missing"));
     globalThis.gc?.();
-    const idleRss = process.memoryUsage().rss;
+    const idleRss = await serverRss();
     const idle = await runPollers(
       {
         port,
@@ -189,10 +212,16 @@ export async function runExecutorBench(options: ExecutorBenchOptions): Promise<E
     // The loaded side: every job at once, each with its poller.
     options.progress?.(`${options.jobs} jobs of ${options.turns} turns, each polled at 4 Hz`);
     const ids = Array.from({ length: options.jobs }, (_, index) => `bench-${index}`);
-    let peakRss = process.memoryUsage().rss;
+    let peakRss = idleRss;
+    let sampling = false;
     const sampler = setInterval(() => {
-      peakRss = Math.max(peakRss, process.memoryUsage.rss());
-    }, 100);
+      if (sampling) return;
+      sampling = true;
+      void serverRss().then((rss) => {
+        peakRss = Math.max(peakRss, rss);
+        sampling = false;
+      });
+    }, 500);
     const delay = monitorEventLoopDelay({ resolution: 10 });
     delay.enable();
     const started = performance.now();

@@ -33,12 +33,14 @@ describe("the executor's knobs", () => {
       reproductionTotalBudgetMs: 2_700_000,
       transcriptTtlMs: 259_200_000,
       sandboxReadyTimeoutSeconds: 60,
+      jobNiceness: 10,
     });
   });
 
   it("reads each knob from its variable, and an option beats the variable", () => {
     const env = Object.fromEntries(
-      Object.values(knobVariables).map((variable, index) => [variable, String(index + 2)]),
+      // Distinct values every knob accepts (the niceness stops at 19).
+      Object.values(knobVariables).map((variable, index) => [variable, String((index % 17) + 2)]),
     );
     const fromEnv = resolveKnobs({}, env);
     for (const [option, variable] of Object.entries(knobVariables)) {
@@ -73,6 +75,7 @@ describe("the executor's knobs", () => {
       [{ PORT: "80.5" }, "PORT"],
       [{ PORT: "70000" }, "PORT"],
       [{ CASTELLAN_EXECUTOR_MAX_JOBS: "0" }, "CASTELLAN_EXECUTOR_MAX_JOBS"],
+      [{ CASTELLAN_EXECUTOR_JOB_NICENESS: "20" }, "CASTELLAN_EXECUTOR_JOB_NICENESS"],
       [{ JOB_MAX_CONSECUTIVE_MCP_CALLS: "lots-secret-value" }, "JOB_MAX_CONSECUTIVE_MCP_CALLS"],
     ] as const) {
       let caught: unknown;

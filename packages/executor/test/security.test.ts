@@ -66,7 +66,7 @@ describe.skipIf(!sandbox.available)(`per-job state and the sandbox boundary${san
     });
     const bare = await bareRepository(temp.path);
     const model = scriptedModel([
-      run("env > env.txt"),
+      run("env > env.txt; nice > nice.txt"),
       { toolCalls: [{ name: "create_task", input: { title: "Check the environment" } }] },
       { text: "done" },
     ]);
@@ -108,6 +108,8 @@ describe.skipIf(!sandbox.available)(`per-job state and the sandbox boundary${san
     expect(names.filter((name) => name.startsWith("CASTELLAN_EXECUTOR_"))).toEqual([]);
     expect(env).not.toContain(testToken);
     expect(env).toContain(`HOME=${join(started.directory, "data", "jobs", "modes", "home")}`);
+    // The job's commands yield the CPU to the server (jobNiceness, 10 by default).
+    expect(await git(["--git-dir", bare, "show", "castellan/modes:nice.txt"], temp.path)).toBe("10\n");
 
     // The server's own git: no hooks, no credential helper, an explicit environment.
     const job = join(started.directory, "data", "jobs", "modes");

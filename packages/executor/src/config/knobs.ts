@@ -40,6 +40,12 @@ export interface ExecutorKnobs {
   readonly transcriptTtlMs: number;
   /** `HARNESS_DOCKER_READY_TIMEOUT_SECONDS`: the budget of the boot-time sandbox check. Default 60. */
   readonly sandboxReadyTimeoutSeconds: number;
+  /**
+   * `CASTELLAN_EXECUTOR_JOB_NICENESS`: the niceness the jobs' commands and sandbox workers run
+   * at, so under a full CPU the server's own loop (polls, watchdogs) is served first. Default
+   * 10; 0 to 19.
+   */
+  readonly jobNiceness: number;
 }
 
 type Derived = (known: Partial<Record<keyof ExecutorKnobs, number>>) => number;
@@ -81,6 +87,7 @@ const knobs: readonly Knob[] = [
   { option: "reproductionTotalBudgetMs", variable: "REPRODUCTION_TOTAL_BUDGET_MS", fallback: 2_700_000, min: 1 },
   { option: "transcriptTtlMs", variable: "HARNESS_TRANSCRIPT_TTL_MS", fallback: 259_200_000 },
   { option: "sandboxReadyTimeoutSeconds", variable: "HARNESS_DOCKER_READY_TIMEOUT_SECONDS", fallback: 60, min: 1 },
+  { option: "jobNiceness", variable: "CASTELLAN_EXECUTOR_JOB_NICENESS", fallback: 10, max: 19 },
 ];
 
 /** The environment variable of every integer knob, by option. */

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { join } from "node:path";
+import { setBackgroundPriority } from "@castellan/node-runner";
 import { defaultModelFactory } from "../agent/model-factory.js";
 import { type ExecutorServerOptions, type ResolvedExecutorOptions, resolveExecutorOptions } from "../config/options.js";
 import { parseEgressTarget } from "../egress/egress-target.js";
@@ -40,6 +41,8 @@ const states: ReadonlySet<string> = new Set(jobStates);
  */
 export function createExecutorServer(options: ExecutorServerOptions = {}): ExecutorServer {
   const resolved = resolveExecutorOptions(options);
+  // The jobs' commands and sandbox workers yield the CPU to this loop (process-wide).
+  setBackgroundPriority(resolved.jobNiceness);
   const schema = jobBodySchema(resolved, resolved.allowFileRemotes);
   let port = resolved.port;
   let closing: Promise<void> | undefined;

@@ -80,6 +80,7 @@ export {
   type CommandWaitResult,
   createCommandSupervisor,
   type DetachedProcess,
+  setBackgroundPriority,
   spawnDetached,
   timeoutExitCode,
 } from "./supervisor/index.js";

@@ -1,10 +1,11 @@
+import { type ChildProcess, fork } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Worker } from "node:worker_threads";
 import { CastellanError, type CastellanErrorCode } from "@castellan/harness";
 import type { ResolvedSandboxPolicy } from "../commands/sandbox/config.js";
 import type { SandboxRuntimeAdapter } from "../commands/sandbox/runtime-adapter.js";
+import { applyBackgroundPriority } from "../commands/supervisor/background-priority.js";
 import type { CommandPreparedSpawn, CommandPrepareRequest } from "../commands/supervisor/index.js";
 import { sandboxWorkerEntry } from "./entry.js";
 import { SandboxWorkerMissingError, SandboxWorkerStoppedError } from "./errors.js";
@@ -20,17 +21,17 @@ export interface SandboxWorkerOptions {
   readonly ripgrepPath?: string;
 }
 
-/** A sandbox runtime adapter served by its own worker thread; `terminate` ends the worker. */
+/** A sandbox runtime adapter served by a worker process of its own; `terminate` ends the worker. */
 export interface SandboxWorkerRuntimeAdapter extends SandboxRuntimeAdapter {
-  /** The worker's thread id. */
-  readonly threadId: number;
+  /** The worker process's pid. */
+  readonly pid: number | undefined;
   /** Ends the worker (after `reset`, or instead of it when the worker is stuck); idempotent. Later calls fail. */
   terminate(): Promise<void>;
 }
 
 /**
- * Starts a sandbox worker: a `node:worker_threads` thread at the package's fixed compiled
- * entry (`dist/sandbox-worker/worker.js`) holding its own `@anthropic-ai/sandbox-runtime`
+ * Starts a sandbox worker: a child Node process at the package's fixed compiled entry
+ * (`dist/sandbox-worker/worker.js`), talking over its IPC channel, holding its own `@anthropic-ai/sandbox-runtime`
  * 0.0.83, so its profile, network grants, proxies and temporary directory belong to one owner
  * (one `workspace()` Session) and never conflict with another's. The worker's `TMPDIR` is a
  * private `castellan-sandbox-*` directory under the host's, removed when the worker exits (a
@@ -38,7 +39,10 @@ export interface SandboxWorkerRuntimeAdapter extends SandboxRuntimeAdapter {
  * transforms argv and env, like the in-process one: the host's supervisor spawns, owns the
  * group and reads the output. A call after the worker stopped, or one it was answering when it
  * crashed, rejects with a `SandboxWorkerStoppedError`, which the command tools report as a host
- * failure. The worker keeps the host's event loop alive only while a call is waiting.
+ * failure. The worker keeps the host's event loop alive only while a call is waiting, and ends
+ * (its proxies and bridges with it) when the host terminates it or goes away. A process, not a
+ * thread: the runtime forks helpers, and a fork from inside the host would copy the host's
+ * page tables, stalling it for a time that grows with its memory.
  *
  * For Node and desktop hosts that integrate the sandbox themselves; agents use `workspace()`.
  *
@@ -57,22 +61,28 @@ export function createSandboxWorkerRuntimeAdapter(options: SandboxWorkerOptions 
   // live proxy socket. Each worker gets a private temporary directory (0700) of its own.
   const temporary = mkdtempSync(join(tmpdir(), "castellan-sandbox-"));
   const removeTemporary = () => rmSync(temporary, { recursive: true, force: true });
-  let worker: Worker;
+  let worker: ChildProcess;
   try {
-    worker = new Worker(entry, {
-      workerData: data,
-      stdout: false,
-      stderr: false,
+    worker = fork(entry, [JSON.stringify(data)], {
+      stdio: ["ignore", "ignore", "ignore", "ipc"],
+      execArgv: [],
+      serialization: "advanced",
       env: { ...process.env, TMPDIR: temporary },
     });
   } catch (error) {
     removeTemporary();
     throw error;
   }
+  // Background work: lowered before it has started anything of its own.
+  applyBackgroundPriority(worker.pid);
   const pending = new Map<number, { resolve(value: unknown): void; reject(error: unknown): void }>();
   let nextId = 1;
   let stopped: SandboxWorkerStoppedError | undefined;
-  worker.unref();
+  const idle = () => {
+    worker.unref();
+    worker.channel?.unref();
+  };
+  idle();
 
   const stop = (error: SandboxWorkerStoppedError) => {
     stopped ??= error;
@@ -83,17 +93,22 @@ export function createSandboxWorkerRuntimeAdapter(options: SandboxWorkerOptions 
     const call = pending.get(answer.id);
     if (!call) return;
     pending.delete(answer.id);
-    if (pending.size === 0) worker.unref();
+    if (pending.size === 0) idle();
     if (answer.ok) call.resolve(answer.value);
     else call.reject(rebuildError(answer.error));
   });
   worker.on("error", (error) =>
-    stop(new SandboxWorkerStoppedError(`The sandbox worker crashed: ${error.message}`, { cause: error })),
+    stop(new SandboxWorkerStoppedError(`The sandbox worker failed: ${error.message}`, { cause: error })),
   );
-  worker.on("exit", (code) => {
-    stop(new SandboxWorkerStoppedError(`The sandbox worker exited with code ${code}.`));
-    removeTemporary();
-  });
+  const exited = new Promise<void>((resolve) =>
+    worker.once("exit", (code, signal) => {
+      stop(
+        new SandboxWorkerStoppedError(`The sandbox worker exited ${signal ? `by ${signal}` : `with code ${code}`}.`),
+      );
+      removeTemporary();
+      resolve();
+    }),
+  );
 
   const call = <T>(method: SandboxWorkerMethod, argument?: unknown): Promise<T> => {
     if (stopped) return Promise.reject(stopped);
@@ -101,12 +116,19 @@ export function createSandboxWorkerRuntimeAdapter(options: SandboxWorkerOptions 
     return new Promise<T>((resolve, reject) => {
       pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
       worker.ref();
-      worker.postMessage({ id, method, argument });
+      worker.channel?.ref();
+      worker.send({ id, method, argument }, (error) => {
+        if (!error || !pending.has(id)) return;
+        pending.delete(id);
+        reject(
+          new SandboxWorkerStoppedError(`The sandbox worker could not be reached: ${error.message}`, { cause: error }),
+        );
+      });
     });
   };
   let terminated: Promise<void> | undefined;
   return Object.freeze({
-    threadId: worker.threadId,
+    pid: worker.pid,
     initialize: (policy: ResolvedSandboxPolicy) => call<void>("initialize", policy),
     allowNetworkHosts: (hosts: readonly string[]) => call<void>("allowNetworkHosts", [...hosts]),
     prepare: (request: CommandPrepareRequest) => call<CommandPreparedSpawn>("prepare", request),
@@ -116,7 +138,13 @@ export function createSandboxWorkerRuntimeAdapter(options: SandboxWorkerOptions 
     terminate() {
       terminated ??= (async () => {
         stop(new SandboxWorkerStoppedError("The sandbox worker was terminated."));
-        await worker.terminate();
+        if (worker.exitCode === null && worker.signalCode === null) {
+          // Letting go of the channel ends it after its own reset; one that is stuck is killed.
+          if (worker.connected) worker.disconnect();
+          const kill = setTimeout(() => worker.kill("SIGKILL"), 5_000);
+          await exited;
+          clearTimeout(kill);
+        }
       })();
       return terminated;
     },

@@ -1,5 +1,6 @@
 // The process half of command sessions: spawn a final argv/env in its own process group,
 // bound its output, enforce its deadline, and stop or clean up whole groups per owner.
+export { setBackgroundPriority } from "./background-priority.js";
 export { CommandAbortedError, CommandLimitError, CommandNotFoundError, CommandSpawnError } from "./errors.js";
 export type { CommandSupervisorLimits, CommandSupervisorOptions } from "./options.js";
 export type { BoundedOutput } from "./output-capture.js";

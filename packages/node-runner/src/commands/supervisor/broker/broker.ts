@@ -2,13 +2,17 @@
 // fork copies the forking process's page tables, so its cost grows with the process's memory
 // (tens of milliseconds for a host of a few hundred MiB, all of it blocking that thread); forked
 // from here it stays about a millisecond. Started by the host with its IPC channel and the
-// path of the host's stdio socket as argv[2]; compiled to dist/commands/supervisor/broker/broker.js.
+// path of the host's stdio socket as argv[2] and the niceness of its commands as argv[3]; compiled to dist/commands/supervisor/broker/broker.js.
 import { spawn } from "node:child_process";
 import { connect, type Socket } from "node:net";
+import { setPriority } from "node:os";
 import { type BrokerEvent, type BrokerSpawnMessage, outputHeader } from "./protocol.js";
 
 const stdioPath = process.argv[2];
 if (!stdioPath || !process.send) throw new Error("The spawn broker runs only as a child with an IPC channel.");
+// The host's background niceness, taken before any command exists, so every command inherits it.
+const niceness = Number(process.argv[3] ?? 0);
+if (Number.isInteger(niceness) && niceness > 0) setPriority(0, niceness);
 
 /** The groups this broker started that have not exited: SIGKILLed if the host goes away. */
 const live = new Set<number>();

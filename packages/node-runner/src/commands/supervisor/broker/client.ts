@@ -9,6 +9,7 @@ import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
+import { backgroundPriority } from "../background-priority.js";
 import { spawnBrokerEntry } from "./entry.js";
 import { type BrokerEvent, type BrokerSpawnMessage, maxHeaderBytes } from "./protocol.js";
 
@@ -97,7 +98,7 @@ function startBroker(): Broker {
   const path = join(directory, "stdio.sock");
   const children = new Map<string, BrokeredChild>();
   const server = createServer();
-  const child = fork(spawnBrokerEntry(), [path], {
+  const child = fork(spawnBrokerEntry(), [path, String(backgroundPriority())], {
     stdio: ["ignore", "ignore", "ignore", "ipc"],
     execArgv: [],
     serialization: "json",
