@@ -2,24 +2,11 @@
 // drain through every subject, a report with finite figures and every target line. Timing is
 // not asserted. Skipped, saying so, where bwrap is absent; under CI a missing bwrap fails.
 
-import { checkSandboxDependencies } from "@castellan/node-runner";
 import { describe, expect, it } from "vitest";
 import { runCommandsBench } from "./support/commands/bench.ts";
 import { formatCommandsBenchReport } from "./support/commands/report.ts";
 import { subjectNames } from "./support/commands/subjects.ts";
-
-function sandboxPrograms(): { readonly bwrap: string | undefined; readonly skipNote: string } {
-  try {
-    return { bwrap: checkSandboxDependencies().bwrap, skipNote: "" };
-  } catch (error) {
-    const ci = process.env.CI;
-    if (ci !== undefined && ci !== "" && ci !== "false" && ci !== "0") throw error;
-    return {
-      bwrap: undefined,
-      skipNote: ` — SKIPPED: ${error instanceof Error ? error.message : String(error)} (required under CI)`,
-    };
-  }
-}
+import { sandboxPrograms } from "./support/sandbox-programs.ts";
 
 const { bwrap, skipNote } = sandboxPrograms();
 

@@ -1,27 +1,13 @@
 // Smoke test of the executor bench at a tiny size: 2 jobs of 4 turns of 10 ms, 1 s of idle
 // polling; a report with finite figures and both target lines. Timing is not asserted.
 // Skipped, saying so, where the sandbox's programs are absent; under CI that fails instead.
-import { checkSandboxDependencies } from "@castellan/node-runner";
 import { describe, expect, it } from "vitest";
 import { formatExecutorBenchReport, runExecutorBench } from "./support/executor/bench.ts";
+import { sandboxPrograms } from "./support/sandbox-programs.ts";
 
-function sandboxPrograms(): { readonly available: boolean; readonly skipNote: string } {
-  try {
-    checkSandboxDependencies();
-    return { available: true, skipNote: "" };
-  } catch (error) {
-    const ci = process.env.CI;
-    if (ci !== undefined && ci !== "" && ci !== "false" && ci !== "0") throw error;
-    return {
-      available: false,
-      skipNote: ` — SKIPPED: ${error instanceof Error ? error.message : String(error)} (required under CI)`,
-    };
-  }
-}
+const { bwrap, skipNote } = sandboxPrograms();
 
-const { available, skipNote } = sandboxPrograms();
-
-describe.skipIf(!available)(`the executor bench${skipNote}`, () => {
+describe.skipIf(bwrap === undefined)(`the executor bench${skipNote}`, () => {
   it("runs 2 jobs and prints its figures, the ratio and the targets", async () => {
     const report = await runExecutorBench({ jobs: 2, turns: 4, turnMs: 10, idleMs: 1_000, limitMs: 120_000 });
     expect(report.succeeded).toBe(2);

@@ -6,13 +6,13 @@ import {
   createNodeRunner,
   createTaskTools,
   type EnvironmentPolicy,
-  runSessionCommand,
   type SandboxFilesystemPolicy,
   type SessionStore,
   type TaskPort,
   workspace,
 } from "@castellan/node-runner";
 import type { ProbeRunner } from "../inventory/environment-inventory.js";
+import { sessionProbe } from "../inventory/session-probe.js";
 import type { JobProgress } from "../jobs/job-record.js";
 import type { Redactor } from "../redactor.js";
 import type { BodyModel, ModelFactory, PassInfo } from "./model-factory.js";
@@ -128,15 +128,7 @@ export async function runAgentPass(
   try {
     const session = await runner.createSession({ id: options.pass.name, signal: options.signal });
     if (options.appendix) {
-      appended = await options.appendix(async (command, timeoutMs) => {
-        const result = await runSessionCommand(session, { command, timeoutMs, signal: options.signal });
-        return {
-          exitCode: result.exitCode,
-          timedOut: result.outcome === "timeout",
-          stdout: result.stdout,
-          stderr: result.stderr,
-        };
-      });
+      appended = await options.appendix(sessionProbe(session, options.signal));
     }
     options.onRunStart?.();
     const run = session.run("Carry out the task your instructions describe, in the workspace.", {

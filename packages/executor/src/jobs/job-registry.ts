@@ -271,7 +271,7 @@ export function createJobRegistry(options: JobRegistryOptions): JobRegistry {
         : {}),
       ...(state === "failed" && "error" in outcome ? { error: { ...outcome.error, callMetrics } } : {}),
     });
-    await telemetry.flush();
+    await telemetry.close();
     const ended = recordOf(jobId);
     stream.publish("job-end", {
       state,
@@ -426,6 +426,8 @@ export function createJobRegistry(options: JobRegistryOptions): JobRegistry {
       for (const entry of active.values()) entry.controller.abort(new Error("The server is stopping."));
       await Promise.all([...active.values()].map((entry) => entry.done));
       await Promise.all([...writes.values()].map((write) => write.catch(() => undefined)));
+      // Drains after a job's end write cursors; their files are closed with the rest.
+      await Promise.all([...telemetries.values()].map((telemetry) => telemetry.close().catch(() => undefined)));
     },
   };
 }

@@ -4,11 +4,11 @@ import {
   createMemorySessionStore,
   createNodeRunner,
   type EnvironmentPolicy,
-  runSessionCommand,
   type SandboxFilesystemPolicy,
   workspace,
 } from "@castellan/node-runner";
 import type { ProbeRunner } from "../inventory/environment-inventory.js";
+import { sessionProbe } from "../inventory/session-probe.js";
 
 /** Where a probe Session is rooted and what it may reach. */
 export interface ProbeSessionOptions {
@@ -64,15 +64,7 @@ export async function withProbeSession<Result>(
   try {
     const session = await runner.createSession({ id: "probe", signal: options.signal });
     try {
-      return await use(async (command, timeoutMs) => {
-        const result = await runSessionCommand(session, { command, timeoutMs, signal: options.signal });
-        return {
-          exitCode: result.exitCode,
-          timedOut: result.outcome === "timeout",
-          stdout: result.stdout,
-          stderr: result.stderr,
-        };
-      });
+      return await use(sessionProbe(session, options.signal));
     } finally {
       await session.close();
     }

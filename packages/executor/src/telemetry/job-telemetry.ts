@@ -1,4 +1,4 @@
-import { appendFile, chmod, readFile } from "node:fs/promises";
+import { type FileHandle, open, readFile } from "node:fs/promises";
 
 /** A timed step of a job: a tool call, or a phase. */
 export interface Span {
@@ -71,8 +71,10 @@ export class JobTelemetry {
   private readonly calls: CallMetric[] = [];
   private dropped = 0;
   private writes: Promise<void> = Promise.resolve();
-  private private = false;
   private readonly queued: string[] = [];
+  /** The file, open while it is being written to; closed after a quiet second. */
+  private handle: FileHandle | undefined;
+  private idle: ReturnType<typeof setTimeout> | undefined;
 
   private constructor(private readonly file: string) {}
 
@@ -103,7 +105,6 @@ export class JobTelemetry {
       if (channel === "callMetrics") telemetry.calls.push(entry as CallMetric);
       if (entry.seq > drained[channel]) (telemetry.pending[channel] as { seq: number }[]).push(entry);
     }
-    telemetry.private = text !== "";
     return telemetry;
   }
 
@@ -147,8 +148,22 @@ export class JobTelemetry {
     return [...this.calls];
   }
 
-  /** Resolves once every line so far is on disk. */
+  /** Resolves once every line so far is written. */
   flush(): Promise<void> {
+    return this.writes;
+  }
+
+  /** Writes what is queued and closes the file; a later line opens it again. */
+  close(): Promise<void> {
+    clearTimeout(this.idle);
+    // In the write chain, so no write is ever under way on a handle being closed.
+    this.writes = this.writes
+      .catch(() => undefined)
+      .then(async () => {
+        const handle = this.handle;
+        this.handle = undefined;
+        await handle?.close();
+      });
     return this.writes;
   }
 
@@ -167,12 +182,16 @@ export class JobTelemetry {
       .catch(() => undefined)
       .then(async () => {
         const text = this.queued.splice(0).join("");
-        await appendFile(this.file, text, { mode: 0o600 });
-        // The mode appendFile gives a new file is masked by the umask; it is 0600 whatever that is.
-        if (!this.private) {
-          await chmod(this.file, 0o600);
-          this.private = true;
+        if (!this.handle) {
+          this.handle = await open(this.file, "a", 0o600);
+          // The mode open() gives a new file is masked by the umask; it is 0600 whatever that is.
+          await this.handle.chmod(0o600);
         }
+        await this.handle.write(text);
+        // A polled job writes a cursor every few hundred ms: the file stays open meanwhile.
+        clearTimeout(this.idle);
+        this.idle = setTimeout(() => void this.close(), 1_000);
+        this.idle.unref();
       });
   }
 }
