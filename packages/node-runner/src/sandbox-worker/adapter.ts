@@ -1,5 +1,6 @@
 import { type ChildProcess, fork } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CastellanError, type CastellanErrorCode } from "@castellan/harness";
@@ -60,7 +61,7 @@ export function createSandboxWorkerRuntimeAdapter(options: SandboxWorkerOptions 
   // of one process would pick the same path, and the later one would unlink the earlier one's
   // live proxy socket. Each worker gets a private temporary directory (0700) of its own.
   const temporary = mkdtempSync(join(tmpdir(), "castellan-sandbox-"));
-  const removeTemporary = () => rmSync(temporary, { recursive: true, force: true });
+  const removeTemporary = () => void rm(temporary, { recursive: true, force: true }).catch(() => undefined);
   let worker: ChildProcess;
   try {
     worker = fork(entry, [JSON.stringify(data)], {

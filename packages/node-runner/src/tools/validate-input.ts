@@ -21,6 +21,28 @@ export function loadInputValidation(): Promise<void> {
 }
 
 const compiled = new WeakMap<object, ValidateFunction>();
+/**
+ * The same validators by schema text: every Runner builds its own tool objects, so without
+ * this, 50 Sessions with one workspace compile its schemas 50 times on the event loop. A
+ * validator is pure, so equal schemas share one. At most 512 kept; the oldest goes first.
+ */
+const compiledByText = new Map<string, ValidateFunction>();
+const maxCompiledByText = 512;
+
+/** The validator of `schema`, compiled at most once per schema text. */
+function validatorOf(ajv: AjvInstance, schema: object): ValidateFunction {
+  const known = compiled.get(schema);
+  if (known) return known;
+  const text = JSON.stringify(schema);
+  let validate = compiledByText.get(text);
+  if (!validate) {
+    validate = ajv.compile(schema);
+    compiledByText.set(text, validate);
+    if (compiledByText.size > maxCompiledByText) compiledByText.delete(compiledByText.keys().next().value as string);
+  }
+  compiled.set(schema, validate);
+  return validate;
+}
 
 /**
  * Compiles (once per schema object) a validator for a tool's input schema. Call
@@ -29,19 +51,15 @@ const compiled = new WeakMap<object, ValidateFunction>();
 export function compileInputValidator(tool: Tool): InputValidator {
   const ajv = engine;
   if (!ajv) throw new Error("compileInputValidator was called before loadInputValidation resolved.");
-  let validate = compiled.get(tool.inputSchema);
-  if (!validate) {
-    try {
-      validate = ajv.compile(tool.inputSchema as object);
-    } catch (error) {
-      throw new DeclarationError(
-        `Tool "${tool.name}": its inputSchema is not a valid JSON Schema: ${(error as Error).message}`,
-        { cause: error },
-      );
-    }
-    compiled.set(tool.inputSchema, validate);
+  let check: ValidateFunction;
+  try {
+    check = validatorOf(ajv, tool.inputSchema as object);
+  } catch (error) {
+    throw new DeclarationError(
+      `Tool "${tool.name}": its inputSchema is not a valid JSON Schema: ${(error as Error).message}`,
+      { cause: error },
+    );
   }
-  const check = validate;
   return (input) => {
     if (check(input)) return undefined;
     return ajv.errorsText(check.errors, { dataVar: "input" });
@@ -55,7 +73,7 @@ export function compileInputValidator(tool: Tool): InputValidator {
 export function validateAgainst(schema: object, value: unknown): string | undefined {
   const ajv = engine;
   if (!ajv) throw new Error("validateAgainst was called before loadInputValidation resolved.");
-  const validate = ajv.compile(schema);
+  const validate = validatorOf(ajv, schema);
   if (validate(value)) return undefined;
   return (validate.errors ?? [])
     .map((error) => `${error.instancePath || "the value"} ${error.message ?? "is invalid"}`)

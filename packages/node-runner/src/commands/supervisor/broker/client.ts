@@ -4,7 +4,8 @@
 import { type ChildProcess, fork } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { EventEmitter } from "node:events";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -129,7 +130,7 @@ function startBroker(): Broker {
   child.once("exit", () => {
     if (current === broker) current = undefined;
     server.close();
-    rmSync(directory, { recursive: true, force: true });
+    void rm(directory, { recursive: true, force: true }).catch(() => undefined);
     for (const [token, target] of children) {
       children.delete(token);
       if (target.pid === undefined)
