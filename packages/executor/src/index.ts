@@ -29,6 +29,7 @@ export {
   executorWireCodes,
 } from "./errors.js";
 export { GitCommandError, type GitContext, runGit, type SpawnProcess } from "./git/git.js";
+export { gitAuthEnvironment } from "./git/git-auth.js";
 export { executorVersion, type HealthView, jobKinds } from "./http/health.js";
 export { maxBodyBytes } from "./http/read-json.js";
 export { createExecutorServer, type ExecutorServer } from "./http/server.js";
@@ -56,6 +57,13 @@ export {
   toolMemoMs,
 } from "./inventory/job-inventory.js";
 export { type HealthMeasurement, measurement, ServerMeasurements } from "./inventory/measurements.js";
+export {
+  type CommitAuthor,
+  contextDirectory,
+  type PreparedCheckout,
+  prepareCheckout,
+  sentinelFiles,
+} from "./jobs/checkout.js";
 export { type CoderJobOptions, coderJob, maxSummaryBytes, retainedMarker } from "./jobs/coder-job.js";
 export { bodyWithoutCredentials, canonicalJson, credentialsOf, jobIdentity } from "./jobs/identity.js";
 export { type JobBody, jobBodySchema, outOfScopeFields, parseJobBody, unservedFields } from "./jobs/job-body.js";

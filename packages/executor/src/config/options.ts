@@ -36,6 +36,8 @@ export interface ExecutorServerOptions extends Partial<ExecutorKnobs> {
   readonly allowFileRemotes?: boolean;
   /** How long a stopping server waits for its jobs to settle, in ms. Default 30,000. */
   readonly shutdownGraceMs?: number;
+  /** The identity of the server's commits, `Name <email>`, set in every checkout. Default `Castellan <castellan@localhost>`. */
+  readonly commitAuthor?: string;
   /** Where settings not given as options are read. Default `process.env`. */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Binds a job's model for each pass. Default: the body's provider through `@castellan/models`. */
@@ -66,6 +68,17 @@ export interface ResolvedExecutorOptions extends ExecutorKnobs {
   readonly allowedOrigins: readonly string[];
   readonly allowFileRemotes: boolean;
   readonly shutdownGraceMs: number;
+  readonly commitAuthor: { readonly name: string; readonly email: string };
+}
+
+/** `Name <email>`, as git writes an identity. */
+const identityPattern = /^([^<>\n]*[^<>\s])\s*<([^<>\s]+@[^<>\s]+)>$/;
+
+function commitAuthorOf(value: unknown): { readonly name: string; readonly email: string } {
+  if (value === undefined) return Object.freeze({ name: "Castellan", email: "castellan@localhost" });
+  const match = typeof value === "string" ? identityPattern.exec(value.trim()) : null;
+  if (!match) throw new ExecutorConfigError("commitAuthor", "commitAuthor must be `Name <email>`.");
+  return Object.freeze({ name: match[1] as string, email: match[2] as string });
 }
 
 /** The shortest token accepted. */
@@ -165,5 +178,6 @@ export function resolveExecutorOptions(options: ExecutorServerOptions = {}): Res
     allowedOrigins: list(options.allowedOrigins, "allowedOrigins"),
     allowFileRemotes: options.allowFileRemotes ?? false,
     shutdownGraceMs: grace,
+    commitAuthor: commitAuthorOf(options.commitAuthor),
   });
 }

@@ -69,6 +69,7 @@ export function createExecutorServer(options: ExecutorServerOptions = {}): Execu
       transcriptRoot: resolved.transcriptRoot,
       limits: resolved,
       protectedPaths,
+      commitAuthor: resolved.commitAuthor,
       log,
       ...(options.spawn ? { spawn: options.spawn } : {}),
       inventory: {

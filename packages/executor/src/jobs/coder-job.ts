@@ -7,12 +7,14 @@ import { runAgentPass } from "../agent/agent-pass.js";
 import type { BodyModel, ModelFactory } from "../agent/model-factory.js";
 import { makePrivateDirectory } from "../files/private-files.js";
 import { GitCommandError, prepareHooksPath, runGit, type SpawnProcess } from "../git/git.js";
+import { gitAuthEnvironment } from "../git/git-auth.js";
 import { type InventoryMemo, jobInventory } from "../inventory/job-inventory.js";
 import type { ServerMeasurements } from "../inventory/measurements.js";
 import { sandboxVerdictOfError } from "../sandbox/sandbox-probe.js";
 import { runRecorder } from "../telemetry/run-recorder.js";
 import { createJobWatch, type JobWatch, type WatchLimits } from "../watch/job-watch.js";
 import { familyOf, type GuardLimits, ToolGuard } from "../watch/tool-guard.js";
+import { type CommitAuthor, prepareCheckout } from "./checkout.js";
 import type { JobBody } from "./job-body.js";
 import { jobEnvironmentPolicy } from "./job-environment.js";
 import { JobFailure } from "./job-failure.js";
@@ -39,6 +41,8 @@ export interface CoderJobOptions {
     readonly egressDnsName: string;
     readonly measurements?: ServerMeasurements;
   };
+  /** The identity of the server's commits, set in each checkout for the agent's too. */
+  readonly commitAuthor: CommitAuthor;
   /** Starts the server's own processes (git). Default `spawnDetached` from `@castellan/node-runner`. */
   readonly spawn?: SpawnProcess;
   /** Where a warning goes (a probe that could not tell). */
@@ -101,22 +105,19 @@ export function coderJob(options: CoderJobOptions): JobRunner {
       const git = { env, hooksPath, redactor, signal, ...(options.spawn ? { spawn: options.spawn } : {}) };
 
       await work.update({ phase: "clone" });
-      await runGit(
-        [
-          "clone",
-          "--depth",
-          "1",
-          "--single-branch",
-          "--branch",
-          body.repo.baseBranch,
-          "--no-tags",
-          body.repo.url,
-          checkout,
-        ],
-        work.directory,
+      const prepared = await prepareCheckout({
+        url: body.repo.url,
+        baseBranch: body.repo.baseBranch,
+        workBranch: branch,
+        checkout,
+        cwd: work.directory,
+        resumed: work.resumedFrom !== undefined,
+        baseSha: work.baseSha,
+        author: options.commitAuthor,
         git,
-      );
-      await runGit(["checkout", "-b", branch], checkout, git);
+        auth: gitAuthEnvironment(body.repo.token, redactor),
+      });
+      if (prepared.baseSha !== work.baseSha) await work.update({ baseSha: prepared.baseSha });
       watch.activity();
 
       await work.update({ phase: "agent", pass });
@@ -125,7 +126,7 @@ export function coderJob(options: CoderJobOptions): JobRunner {
       marker = join(transcriptDirectory, retainedMarker);
       await writeFile(marker, `${work.jobId}\n`, { mode: 0o600 });
       const guard = new ToolGuard({ ...options.limits, ...body.tuning?.guardLimits });
-      const startSha = (await runGit(["rev-parse", "HEAD"], checkout, git)).trim();
+      const startSha = prepared.startSha;
       const probe = noEditProbe({ checkout, git, startSha, guard, watch, log, jobId: work.jobId });
       const record = runRecorder(work.telemetry, pass);
       let text: string;
@@ -179,24 +180,14 @@ export function coderJob(options: CoderJobOptions): JobRunner {
       await runGit(["add", "-A"], checkout, git);
       const status = await runGit(["status", "--porcelain"], checkout, git);
       if (status.trim() !== "") {
-        await runGit(
-          [
-            "-c",
-            "user.name=Castellan",
-            "-c",
-            "user.email=castellan@localhost",
-            "commit",
-            "--no-verify",
-            "-m",
-            `castellan: ${work.jobId} (${pass})`,
-          ],
-          checkout,
-          git,
-        );
+        await runGit(["commit", "--no-verify", "-m", `castellan: ${work.jobId} (${pass})`], checkout, git);
       }
 
       await work.update({ phase: "push" });
-      await runGit(["push", "--no-verify", "origin", `${branch}:refs/heads/${branch}`], checkout, git);
+      await runGit(["push", "--no-verify", "origin", `${branch}:refs/heads/${branch}`], checkout, {
+        ...git,
+        env: { ...git.env, ...gitAuthEnvironment(body.repo.token, redactor) },
+      });
       return { result: { branch, summary: cutUtf8(redactor.scrub(text), maxSummaryBytes) } };
     } catch (error) {
       // A cold start is folded into whatever failure follows it.

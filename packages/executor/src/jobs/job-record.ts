@@ -55,6 +55,8 @@ export interface JobRecord {
   readonly endedAt?: string;
   /** Set on a run that resumed an interrupted one: how many resumes, and where the last stop was. */
   readonly resumedFrom?: { readonly count: number; readonly lastPhase: JobPhase | null };
+  /** The base branch's commit the job's first clone got (a resumed run fetches it again). */
+  readonly baseSha?: string;
   readonly diagnostics?: { readonly coldStart?: { readonly afterMs: number } };
   readonly result?: JsonValue;
   readonly error?: JobError;

@@ -31,6 +31,8 @@ export interface JobWork {
   /** The job's own directory, `jobs/<jobId>/` (0700). */
   readonly directory: string;
   readonly resumedFrom?: JobRecord["resumedFrom"];
+  /** The base branch's sha an earlier run of this job cloned, if one got that far. */
+  readonly baseSha?: string;
   /** Aborted when the job is cancelled or the server stops. */
   readonly signal: AbortSignal;
   /** Where the job publishes spans, follow-ups and model calls. */
@@ -45,6 +47,7 @@ export interface JobWork {
     readonly pass?: string;
     readonly progress?: JobProgress;
     readonly diagnostics?: JobRecord["diagnostics"];
+    readonly baseSha?: string;
   }): Promise<void>;
 }
 
@@ -230,6 +233,7 @@ export function createJobRegistry(options: JobRegistryOptions): JobRegistry {
         body,
         directory: jobDirectory(jobId),
         ...(started.resumedFrom ? { resumedFrom: started.resumedFrom } : {}),
+        ...(started.baseSha ? { baseSha: started.baseSha } : {}),
         signal: controller.signal,
         telemetry,
         redactor,

@@ -66,7 +66,7 @@ const where = "workspace";
  *
  * Each Session opens its root once (a fixed root is checked now, a derived one at each open).
  * With `sandbox: "os"` (the default) the capability declares the agent's one Sandbox: every
- * Session gets its own sandbox worker (`node:worker_threads`, at the package's compiled
+ * Session gets its own sandbox worker (a child process at the package's compiled
  * `dist/sandbox-worker/worker.js`) holding `@anthropic-ai/sandbox-runtime` 0.0.83, whose policy
  * allows writes only under the root's real path and the Session's temporary directory, denies
  * writes to `.castellan/`, `.castellan-sessions/`, shell and tool settings and `.git` internals
