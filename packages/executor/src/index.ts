@@ -28,7 +28,7 @@ export {
   type ExecutorWireCode,
   executorWireCodes,
 } from "./errors.js";
-export { GitCommandError, type GitContext, runGit, type SpawnProcess } from "./git/git.js";
+export { GitCommandError, type GitContext, prepareHooksPath, runGit, type SpawnProcess } from "./git/git.js";
 export { gitAuthEnvironment } from "./git/git-auth.js";
 export { executorVersion, type HealthView, jobKinds } from "./http/health.js";
 export { maxBodyBytes } from "./http/read-json.js";
@@ -91,6 +91,14 @@ export {
   type Submission,
 } from "./jobs/job-registry.js";
 export { type SweepReport, sweepRetained } from "./jobs/retention-sweep.js";
+export {
+  isCredentialName,
+  isDeniedPath,
+  maxSalvagedBytes,
+  maxSalvagedFiles,
+  type SalvageOutcome,
+  salvage,
+} from "./jobs/salvage.js";
 export { createRedactor, type Redactor } from "./redactor.js";
 export { type BootCheckOptions, runBootSandboxCheck, type SandboxBootRecord } from "./sandbox/boot-check.js";
 export { type ProbeSessionOptions, withProbeSession } from "./sandbox/probe-session.js";

@@ -226,7 +226,7 @@ describe.skipIf(!sandbox.available)(`coding jobs${sandbox.skipNote}`, () => {
     expect(passes).toEqual([{ name: "initial", proxyPhasePath: false }]);
     expect(await git(["--git-dir", bare, "show", "castellan/job-e2e:NOTE.md"], temp.path)).toBe("hello\n");
     expect(await git(["--git-dir", bare, "log", "--format=%s", "-1", "castellan/job-e2e"], temp.path)).toBe(
-      "castellan: job-e2e (initial)\n",
+      "castellan salvage: 1 new file the agent left uncommitted (job-e2e, initial)\n",
     );
     // The checkout is gone; the transcript is kept, marked for the retention sweep.
     expect(existsSync(join(directory, "data", "jobs", "job-e2e", "checkout"))).toBe(false);

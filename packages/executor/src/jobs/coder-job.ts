@@ -19,6 +19,7 @@ import type { JobBody } from "./job-body.js";
 import { jobEnvironmentPolicy } from "./job-environment.js";
 import { JobFailure } from "./job-failure.js";
 import type { JobOutcome, JobRunner, JobWork } from "./job-registry.js";
+import { salvage } from "./salvage.js";
 
 /** The longest summary a result carries, in bytes. */
 export const maxSummaryBytes = 16_384;
@@ -177,18 +178,20 @@ export function coderJob(options: CoderJobOptions): JobRunner {
       }
 
       await work.update({ phase: "salvage" });
-      await runGit(["add", "-A"], checkout, git);
-      const status = await runGit(["status", "--porcelain"], checkout, git);
-      if (status.trim() !== "") {
-        await runGit(["commit", "--no-verify", "-m", `castellan: ${work.jobId} (${pass})`], checkout, git);
-      }
+      const salvaged = await salvage(checkout, git, `${work.jobId}, ${pass}`);
 
       await work.update({ phase: "push" });
       await runGit(["push", "--no-verify", "origin", `${branch}:refs/heads/${branch}`], checkout, {
         ...git,
         env: { ...git.env, ...gitAuthEnvironment(body.repo.token, redactor) },
       });
-      return { result: { branch, summary: cutUtf8(redactor.scrub(text), maxSummaryBytes) } };
+      return {
+        result: {
+          branch,
+          summary: cutUtf8(redactor.scrub(text), maxSummaryBytes),
+          salvage: redactor.scrubJson(salvaged) as unknown as JsonValue,
+        },
+      };
     } catch (error) {
       // A cold start is folded into whatever failure follows it.
       const failed = (code: string, message: string, evidence?: JsonValue): JobOutcome => {
