@@ -32,7 +32,21 @@ describe("the executor's HTTP front", () => {
       status: "ok",
       version: executorVersion,
       kinds: ["coder", "bootstrap", "blueprint"],
-      capabilities: ["network", "proxyPhasePath", "tuning"],
+      capabilities: [
+        "network",
+        "proxyPhasePath",
+        "tuning",
+        "dependencyInstall",
+        "validationChecks",
+        "reproduction",
+        "skills",
+        "mcpServers",
+        "referenceScreenshots",
+        "designImages",
+        "artifactUpload",
+        "packageRegistries",
+        "pullRequest",
+      ],
       sandbox: { boot: "unmeasured", last: "unmeasured" },
       egress: { target: null, last: "unmeasured" },
     });
@@ -168,7 +182,7 @@ describe("job bodies", () => {
 
   it("refuses fields served later or out of scope, and the mocker and playwright kinds", async () => {
     const port = await server();
-    for (const field of ["validationChecks", "pullRequest", "mcpServers", "secrets", "repos", "ambientAuth"]) {
+    for (const field of ["reference", "secrets", "repos", "ambientAuth", "generateImages"]) {
       const answer = await send(port, "POST", "/run", { body: JSON.stringify(jobBody({ [field]: {} })) });
       expect(answer.status, field).toBe(400);
       expect(answer.json.error.code).toBe("unsupported-field");

@@ -35,7 +35,12 @@ async function modes(root: string): Promise<{ path: string; directory: boolean; 
   const found: { path: string; directory: boolean; mode: number }[] = [];
   for (const entry of await readdir(root, { recursive: true, withFileTypes: true })) {
     const path = join(entry.parentPath, entry.name);
-    found.push({ path, directory: entry.isDirectory(), mode: (await stat(path)).mode & 0o777 });
+    // A record's temporary file may be renamed between the listing and the stat: it is the record's own save.
+    const stats = await stat(path).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === "ENOENT") return undefined;
+      throw error;
+    });
+    if (stats) found.push({ path, directory: entry.isDirectory(), mode: stats.mode & 0o777 });
   }
   return found;
 }
@@ -141,11 +146,13 @@ describe.skipIf(!sandbox.available)(`per-job state and the sandbox boundary${san
       join(job, "checkout"),
     ]);
     expect(spawned.find((entry) => entry.args.includes("commit"))?.args).toContain("--no-verify");
+    // An explicit sha to the branch's full ref: a single-branch clone has no tracking ref to read.
+    const head = (await git(["rev-parse", "castellan/modes"], bare)).trim();
     expect(spawned.find((entry) => entry.args[4] === "push")?.args.slice(4)).toEqual([
       "push",
       "--no-verify",
       "origin",
-      "castellan/modes:refs/heads/castellan/modes",
+      `${head}:refs/heads/castellan/modes`,
     ]);
   }, 120_000);
 

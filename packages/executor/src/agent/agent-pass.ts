@@ -1,11 +1,12 @@
 import { pathToFileURL } from "node:url";
-import { defineAgent, type RunEvent } from "@castellan/harness";
+import { type Capability, defineAgent, type RunEvent } from "@castellan/harness";
 import {
   createFileSessionStore,
   createFileTaskStore,
   createNodeRunner,
   createTaskTools,
   type EnvironmentPolicy,
+  type NodeRunnerPlugin,
   type SandboxFilesystemPolicy,
   type SessionStore,
   type TaskPort,
@@ -26,8 +27,17 @@ export interface AgentPassOptions {
   readonly pass: PassInfo;
   /** The checkout the workspace is rooted at. */
   readonly checkout: string;
-  /** The job's instructions (its `systemPrompt`). */
-  readonly instructions: string;
+  /**
+   * The pass's instructions, composed from the appendix (the environment inventory; empty
+   * without one) once the Session is open.
+   */
+  readonly instructions: (appendix: string) => string;
+  /** More capabilities of the pass's agent (the body's MCP servers). Default none. */
+  readonly capabilities?: readonly Capability[];
+  /** More plugins of the pass's Runner (the body's skills). Default none. */
+  readonly plugins?: readonly NodeRunnerPlugin[];
+  /** Skills the agent declares, by name (resolved by `plugins`). Default none. */
+  readonly skills?: readonly string[];
   readonly network:
     | { readonly allowedDomains?: readonly string[]; readonly deniedDomains?: readonly string[] }
     | undefined;
@@ -95,9 +105,11 @@ export async function runAgentPass(
   let appended = "";
   const agent = defineAgent("executor.coder", {
     model: jobModel,
-    instructions: { job: () => (appended ? `${options.instructions}\n\n${appended}` : options.instructions) },
+    instructions: { job: () => options.instructions(appended) },
     tools: [...createTaskTools(tasks)],
+    ...(options.skills && options.skills.length > 0 ? { skills: [...options.skills] } : {}),
     capabilities: [
+      ...(options.capabilities ?? []),
       workspace({
         root: pathToFileURL(`${options.checkout}/`),
         sandbox: "os",
@@ -116,6 +128,7 @@ export async function runAgentPass(
     agent,
     permissions: "full-access",
     plugins: [
+      ...(options.plugins ?? []),
       {
         name: "executor.job",
         apply: (host) => {

@@ -10,7 +10,21 @@ export const executorVersion: string = (
 export const jobKinds = ["coder", "bootstrap", "blueprint"] as const;
 
 /** The optional body fields this build serves. */
-export const servedOptionalFields = ["network", "proxyPhasePath", "tuning"] as const;
+export const servedOptionalFields = [
+  "network",
+  "proxyPhasePath",
+  "tuning",
+  "dependencyInstall",
+  "validationChecks",
+  "reproduction",
+  "skills",
+  "mcpServers",
+  "referenceScreenshots",
+  "designImages",
+  "artifactUpload",
+  "packageRegistries",
+  "pullRequest",
+] as const;
 
 /** What `GET /health` answers: liveness and what the server knows of itself, never job data. */
 export interface HealthView {

@@ -1,5 +1,6 @@
 import { appendFile, mkdir } from "node:fs/promises";
 import { join } from "node:path";
+import { workspaceProtectedRootEntries } from "@castellan/node-runner";
 import { type GitContext, runGit } from "../git/git.js";
 
 /** The commit identity the server sets in each checkout. */
@@ -80,9 +81,19 @@ export async function prepareCheckout(options: {
   await runGit(["config", "user.name", options.author.name], checkout, git);
   await runGit(["config", "user.email", options.author.email], checkout, git);
   await mkdir(join(checkout, ".git", "info"), { recursive: true });
+  // The sandbox shows each protected root entry that does not exist as a device node, which
+  // `git add -A` refuses: excluded, the agent's own commits work (tracked files stay tracked).
   await appendFile(
     join(checkout, ".git", "info", "exclude"),
-    `\n# Castellan: the server's files, never committed\n${[...sentinelFiles, contextDirectory].join("\n")}\n`,
+    [
+      "",
+      "# Castellan: the server's files, never committed",
+      ...sentinelFiles.map((name) => `/${name}`),
+      `/${contextDirectory}`,
+      "# Castellan: entries the OS sandbox protects at the root",
+      ...workspaceProtectedRootEntries.map((name) => `/${name}`),
+      "",
+    ].join("\n"),
   );
   return { baseSha, startSha, onExistingBranch };
 }

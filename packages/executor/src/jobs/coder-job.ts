@@ -3,23 +3,36 @@ import { rm, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { JsonValue, RunEvent } from "@castellan/harness";
 import { resolveEnvironmentPolicy, SandboxUnavailableError } from "@castellan/node-runner";
-import { runAgentPass } from "../agent/agent-pass.js";
 import type { BodyModel, ModelFactory } from "../agent/model-factory.js";
+import { jobCapabilities } from "../capabilities/job-capabilities.js";
+import { materializeSkills } from "../capabilities/skill-files.js";
+import { withCommandSession } from "../commands/command-session.js";
+import type { ExecutorKnobs } from "../config/knobs.js";
+import type { ContextImageKind, ContextStaging } from "../context/context-staging.js";
+import { designImagesCorrection } from "../context/design-images-correction.js";
+import { screenshotsBlock } from "../context/screenshots-block.js";
+import { stageContextImages } from "../context/stage-context-images.js";
 import { makePrivateDirectory } from "../files/private-files.js";
 import { GitCommandError, prepareHooksPath, runGit, type SpawnProcess } from "../git/git.js";
 import { gitAuthEnvironment } from "../git/git-auth.js";
+import { type InstallOutcome, installNote, runDependencyInstall } from "../install/dependency-install.js";
+import { writeJobNpmrc } from "../install/registry-auth.js";
+import { composePassInstructions } from "../instructions/pass-instructions.js";
 import { type InventoryMemo, jobInventory } from "../inventory/job-inventory.js";
 import type { ServerMeasurements } from "../inventory/measurements.js";
+import { BranchPusher } from "../push/branch-pusher.js";
+import { runReproduction } from "../reproduction/reproduction-phase.js";
 import { sandboxVerdictOfError } from "../sandbox/sandbox-probe.js";
-import { runRecorder } from "../telemetry/run-recorder.js";
-import { createJobWatch, type JobWatch, type WatchLimits } from "../watch/job-watch.js";
-import { familyOf, type GuardLimits, ToolGuard } from "../watch/tool-guard.js";
+import { runValidation } from "../validation/validation-phase.js";
+import { createJobWatch } from "../watch/job-watch.js";
+import { ToolGuard } from "../watch/tool-guard.js";
 import { type CommitAuthor, prepareCheckout } from "./checkout.js";
 import type { JobBody } from "./job-body.js";
 import { jobEnvironmentPolicy } from "./job-environment.js";
 import { JobFailure } from "./job-failure.js";
 import type { JobOutcome, JobRunner, JobWork } from "./job-registry.js";
-import { salvage } from "./salvage.js";
+import { type PassContext, runPass } from "./pass-runner.js";
+import { mergeSalvage, type SalvageOutcome } from "./salvage.js";
 
 /** The longest summary a result carries, in bytes. */
 export const maxSummaryBytes = 16_384;
@@ -27,8 +40,8 @@ export const maxSummaryBytes = 16_384;
 /** What the coder job needs from its server. */
 export interface CoderJobOptions {
   readonly modelFactory: ModelFactory;
-  /** The server's watchdog settings and guard limits (a body may raise the limits). */
-  readonly limits: WatchLimits & GuardLimits;
+  /** The server's knobs: watchdogs, guard limits (a body may raise those), command timeouts and heartbeats. */
+  readonly limits: ExecutorKnobs;
   /**
    * The server's own paths no job's commands may read (the data directory, the transcript
    * root, the token file); the job's own checkout and home are opened again inside them.
@@ -44,6 +57,10 @@ export interface CoderJobOptions {
   };
   /** The identity of the server's commits, set in each checkout for the agent's too. */
   readonly commitAuthor: CommitAuthor;
+  /** The user's npm config a job's `.npmrc` is seeded from. Default `npm_config_userconfig`, else `~/.npmrc`. */
+  readonly npmUserConfig?: string;
+  /** How long the last checkpoint of a job stopped mid-pass may take. Default 10,000 ms. */
+  readonly finalCheckpointMs?: number;
   /** Starts the server's own processes (git). Default `spawnDetached` from `@castellan/node-runner`. */
   readonly spawn?: SpawnProcess;
   /** Where a warning goes (a probe that could not tell). */
@@ -67,16 +84,19 @@ function cutUtf8(text: string, bytes: number): string {
 }
 
 /**
- * The `coder` job: a shallow single-branch clone of the base branch, the work branch made from
- * it, one agent pass (`initial`, or `resume-<n>` for a resumed job), everything the agent left
- * committed, and a plain push of the work branch. Resolves `{ result: { branch, summary } }`
- * (the final text, scrubbed, at most 16 KiB) or `{ error }` with a scrubbed message; the
+ * The `coder` job, phase by phase: a shallow single-branch clone (the work branch's tip on a
+ * resume) [clone]; the dependency install [install]; context files staged and an agent pass
+ * [agent], then salvage [salvage]; the reproduction proof and its repair passes
+ * [reproduction]; validation and its repair passes [validation]; the final push [push]. Every
+ * repair pass is a fresh agent pass followed by salvage; pushes are checkpointed and
+ * lease-guarded throughout. Resolves `{ result }` or `{ error }` with a scrubbed message; the
  * checkout and secrets never outlive the job.
  */
 export function coderJob(options: CoderJobOptions): JobRunner {
   return async (work: JobWork): Promise<JobOutcome> => {
     const body = work.body as JobBody;
     const { redactor } = work;
+    const limits = options.limits;
     // Every line this job logs is scrubbed of its credentials first.
     const log = (entry: { readonly kind: string; readonly [field: string]: unknown }) =>
       options.log?.(redactor.scrubJson(entry));
@@ -84,9 +104,9 @@ export function coderJob(options: CoderJobOptions): JobRunner {
     const home = join(work.directory, "home");
     const hooksPath = join(work.directory, "hooks");
     const branch = body.repo.workBranch ?? `castellan/${work.jobId}`;
-    const pass = work.resumedFrom ? `resume-${work.resumedFrom.count}` : "initial";
+    const firstPass = work.resumedFrom ? `resume-${work.resumedFrom.count}` : "initial";
     let coldStart: number | undefined;
-    const watch = createJobWatch(options.limits, {
+    const watch = createJobWatch(limits, {
       onColdStart: (afterMs) => {
         coldStart = afterMs;
         log({ kind: "job-cold-start", jobId: work.jobId, afterMs });
@@ -101,9 +121,22 @@ export function coderJob(options: CoderJobOptions): JobRunner {
       // Made here, private, before the task store would make it with the umask's mode.
       await makePrivateDirectory(join(work.directory, "tasks"));
       await prepareHooksPath(hooksPath);
-      const environment = jobEnvironmentPolicy(home);
-      const env = resolveEnvironmentPolicy(environment, "the job's commands").environmentFor();
-      const git = { env, hooksPath, redactor, signal, ...(options.spawn ? { spawn: options.spawn } : {}) };
+      const commandVariables: Record<string, string> = {};
+      if (body.packageRegistries && body.packageRegistries.length > 0) {
+        commandVariables.npm_config_userconfig = await writeJobNpmrc({
+          home,
+          registries: body.packageRegistries,
+          ...(options.npmUserConfig ? { userConfig: options.npmUserConfig } : {}),
+        });
+      }
+      if (body.artifactUpload) {
+        commandVariables.ARTIFACT_UPLOAD_URL = body.artifactUpload.url;
+        commandVariables.ARTIFACT_UPLOAD_TOKEN = body.artifactUpload.token;
+      }
+      // The server's git gets the job's home and nothing of the commands' seams.
+      const gitEnv = resolveEnvironmentPolicy(jobEnvironmentPolicy(home), "the job's git").environmentFor();
+      const environment = jobEnvironmentPolicy(home, commandVariables);
+      const git = { env: gitEnv, hooksPath, redactor, signal, ...(options.spawn ? { spawn: options.spawn } : {}) };
 
       await work.update({ phase: "clone" });
       const prepared = await prepareCheckout({
@@ -120,78 +153,194 @@ export function coderJob(options: CoderJobOptions): JobRunner {
       });
       if (prepared.baseSha !== work.baseSha) await work.update({ baseSha: prepared.baseSha });
       watch.activity();
+      const pusher = new BranchPusher({
+        checkout,
+        branch,
+        git,
+        auth: gitAuthEnvironment(body.repo.token, redactor),
+        ...(prepared.onExistingBranch ? { remoteTip: prepared.startSha } : {}),
+      });
+      const filesystem = { denyRead: [...options.protectedPaths], allowRead: [checkout, home], allowWrite: [home] };
+      const commandSession = { environment, network: body.network, filesystem };
 
-      await work.update({ phase: "agent", pass });
+      let install: InstallOutcome | undefined;
+      if (body.dependencyInstall) {
+        await work.update({ phase: "install" });
+        install = await withCommandSession({ ...commandSession, root: checkout, signal }, (session) =>
+          runDependencyInstall({
+            session,
+            command: (body.dependencyInstall as { command: string }).command,
+            checkout,
+            git,
+            timeoutMs: limits.dependencyInstallTimeoutMs,
+            heartbeatMs: limits.dependencyInstallHeartbeatMs,
+            onHeartbeat: () => watch.activity(),
+            scrub: (text) => redactor.scrub(text),
+            signal,
+          }),
+        );
+        log({ kind: "job-install-ended", jobId: work.jobId, status: install.status, exitCode: install.exitCode });
+        watch.activity();
+      }
+      const installText = body.dependencyInstall ? installNote(body.dependencyInstall.command, install) : "";
+
       const transcriptDirectory = join(options.transcriptRoot, `${work.jobId}.${randomBytes(4).toString("hex")}`);
       await makePrivateDirectory(transcriptDirectory);
       marker = join(transcriptDirectory, retainedMarker);
       await writeFile(marker, `${work.jobId}\n`, { mode: 0o600 });
-      const guard = new ToolGuard({ ...options.limits, ...body.tuning?.guardLimits });
-      const startSha = prepared.startSha;
-      const probe = noEditProbe({ checkout, git, startSha, guard, watch, log, jobId: work.jobId });
-      const record = runRecorder(work.telemetry, pass);
-      let text: string;
-      try {
-        ({ text } = await runAgentPass({
-          jobId: work.jobId,
-          pass: { name: pass, proxyPhasePath: body.proxyPhasePath === true },
-          checkout,
-          instructions: body.systemPrompt,
-          network: body.network,
-          model: body.model as BodyModel,
-          modelFactory: options.modelFactory,
-          transcriptDirectory,
-          taskDirectory: join(work.directory, "tasks"),
-          environment,
-          filesystem: {
-            denyRead: [...options.protectedPaths],
-            allowRead: [checkout, home],
-            allowWrite: [home],
-          },
-          redactor,
-          signal,
-          // Each probe feeds the inactivity watchdog, as a heartbeat would.
-          appendix: (probe) =>
-            jobInventory({
-              ...options.inventory,
-              network: body.network,
-              probe: async (command, timeoutMs) => {
-                const result = await probe(command, timeoutMs);
-                watch.activity();
-                return result;
-              },
-            }),
-          onRunStart: () => {
-            guard.passStarted();
-            watch.passStarted();
-          },
-          onEvent: (event: RunEvent) => {
-            record(event);
-            work.publishRunEvent(pass, event);
-            watchEvent(event, watch, guard, probe);
-            options.onEvent?.(work.jobId, pass, event);
-          },
-          onProgress: (progress) => void work.update({ progress }),
-        }));
-      } finally {
-        watch.passEnded();
-      }
-
-      await work.update({ phase: "salvage" });
-      const salvaged = await salvage(checkout, git, `${work.jobId}, ${pass}`);
-
-      await work.update({ phase: "push" });
-      await runGit(["push", "--no-verify", "origin", `${branch}:refs/heads/${branch}`], checkout, {
-        ...git,
-        env: { ...git.env, ...gitAuthEnvironment(body.repo.token, redactor) },
-      });
-      return {
-        result: {
-          branch,
-          summary: cutUtf8(redactor.scrub(text), maxSummaryBytes),
-          salvage: redactor.scrubJson(salvaged) as unknown as JsonValue,
+      const guard = new ToolGuard({ ...limits, ...body.tuning?.guardLimits });
+      // The body's skills and tool servers, materialised outside the checkout; nothing of the checkout's own is loaded.
+      const skillsDirectory = join(work.directory, "skills");
+      if (body.skills && body.skills.length > 0) await materializeSkills(skillsDirectory, body.skills);
+      const capabilities = jobCapabilities({ skills: body.skills, mcpServers: body.mcpServers, skillsDirectory });
+      for (const secret of capabilities.secrets) redactor.add(secret);
+      // The inventory is measured once per job; later passes are told the same.
+      let inventory: Promise<string> | undefined;
+      const context: PassContext = {
+        work,
+        checkout,
+        git,
+        watch,
+        guard,
+        signal,
+        pusher,
+        checkpointIntervalMs: limits.checkpointIntervalMs,
+        finalCheckpointMs: options.finalCheckpointMs ?? 10_000,
+        model: body.model as BodyModel,
+        modelFactory: options.modelFactory,
+        proxyPhasePath: body.proxyPhasePath === true,
+        network: body.network,
+        environment,
+        filesystem,
+        transcriptDirectory,
+        taskDirectory: join(work.directory, "tasks"),
+        redactor,
+        salvage: true,
+        log,
+        capabilities: () => capabilities.capabilities,
+        plugins: capabilities.plugins,
+        skills: capabilities.skillNames,
+        ...(options.onEvent
+          ? { onEvent: (pass: string, event: RunEvent) => options.onEvent?.(work.jobId, pass, event) }
+          : {}),
+        inventory: (probe) => {
+          inventory ??= jobInventory({
+            ...options.inventory,
+            network: body.network,
+            // Each probe feeds the inactivity watchdog, as a heartbeat would.
+            probe: async (command, timeoutMs) => {
+              const result = await probe(command, timeoutMs);
+              watch.activity();
+              return result;
+            },
+          });
+          return inventory;
         },
       };
+
+      const isTracked = async (path: string) => (await runGit(["ls-files", "--", path], checkout, git)).trim() !== "";
+      const stagings = new Map<ContextImageKind, ContextStaging>();
+      /** Stages the context files before a pass (only misses are fetched again), and says what landed. */
+      const contextBlocks = async (): Promise<string[]> => {
+        const blocks: string[] = [];
+        const specs = [
+          ["reference-screenshots", body.referenceScreenshots],
+          ["design-renders", body.designImages],
+        ] as const;
+        for (const [kind, spec] of specs) {
+          if (!spec) continue;
+          const staging = await stageContextImages({ checkout, kind, spec, signal, isTracked });
+          stagings.set(kind, staging);
+          watch.activity();
+          const block = kind === "reference-screenshots" ? screenshotsBlock(staging) : designImagesCorrection(staging);
+          if (block) blocks.push(block);
+        }
+        return blocks;
+      };
+
+      const salvages: SalvageOutcome[] = [];
+      let repairs = 0;
+      let lastText = "";
+      /** One pass with everything every pass is told; a repair pass also gets why it runs. */
+      const pass = async (repair?: string): Promise<void> => {
+        const name = repair === undefined ? firstPass : `${firstPass}-repair-${++repairs}`;
+        const context_ = await contextBlocks();
+        const outcome = await runPass(context, name, (inventoryText) =>
+          composePassInstructions({
+            systemPrompt: body.systemPrompt,
+            inventory: inventoryText,
+            pullRequest: body.pullRequest !== undefined,
+            ...(repair !== undefined
+              ? { continuing: "repair" as const, repair }
+              : work.resumedFrom
+                ? { continuing: "resumed" as const }
+                : {}),
+            ...(installText ? { install: installText } : {}),
+            context: context_,
+          }),
+        );
+        lastText = outcome.text;
+        if (outcome.salvage) salvages.push(outcome.salvage);
+      };
+
+      await pass();
+
+      const reproduction = body.reproduction
+        ? await runReproduction({
+            work,
+            checkout,
+            directory: join(work.directory, "proof"),
+            baseSha: prepared.baseSha,
+            spec: body.reproduction,
+            limits,
+            git,
+            session: commandSession,
+            watch,
+            scrub: (text) => redactor.scrub(text),
+            signal,
+            repair: (note) => pass(note),
+          })
+        : undefined;
+
+      const validation = body.validationChecks
+        ? await runValidation({
+            work,
+            checkout,
+            spec: body.validationChecks,
+            timeoutMs: limits.validationCommandTimeoutMs,
+            session: commandSession,
+            watch,
+            scrub: (text) => redactor.scrub(text),
+            signal,
+            repair: (note) => pass(note),
+          })
+        : undefined;
+
+      await work.update({ phase: "push" });
+      const pushed = await pusher.push();
+      const salvage = mergeSalvage(salvages);
+      const summary = cutUtf8(redactor.scrub(lastText), maxSummaryBytes);
+      const report = redactor.scrubJson({
+        branch,
+        headSha: pushed.sha,
+        summary,
+        ...(install ? { install } : {}),
+        ...(salvage ? { salvage } : {}),
+        ...(reproduction ? { reproduction } : {}),
+        ...(validation ? { validation } : {}),
+        ...(stagings.size > 0 ? { context: Object.fromEntries(stagings) } : {}),
+      }) as unknown as Record<string, JsonValue>;
+      if (validation && !validation.passed) {
+        return {
+          error: {
+            code: "validation-failed",
+            message:
+              "Validation still failed after the repair passes; the branch keeps its checkpoints and no pull request was opened.",
+            evidence: report,
+          },
+        };
+      }
+      return { result: report };
     } catch (error) {
       // A cold start is folded into whatever failure follows it.
       const failed = (code: string, message: string, evidence?: JsonValue): JobOutcome => {
@@ -222,17 +371,13 @@ export function coderJob(options: CoderJobOptions): JobRunner {
       // The retention period of the transcript runs from the job's end.
       if (marker) await utimes(marker, new Date(), new Date()).catch(() => undefined);
       await rm(checkout, { recursive: true, force: true });
+      await rm(join(work.directory, "proof"), { recursive: true, force: true });
+      await rm(join(work.directory, "skills"), { recursive: true, force: true });
       await rm(join(work.directory, "secrets"), { recursive: true, force: true });
+      await rm(join(home, ".npmrc"), { force: true });
     }
   };
 }
-
-const modelOutputEvents = new Set([
-  "assistant-text-delta",
-  "assistant-thinking-delta",
-  "assistant-content",
-  "tool-call",
-]);
 
 /**
  * A step's own failure: a `JobFailure`, or a sandbox that refused to open for the pass (the
@@ -247,67 +392,4 @@ function jobFailureOf(error: unknown, measurements: ServerMeasurements | undefin
   return new JobFailure("sandbox-unavailable", `The OS sandbox is unusable for this job: ${verdict.reason}.`, {
     sandbox: { verdict: verdict.state, reason: verdict.reason },
   });
-}
-
-/** Feeds one Run event to the watchdogs and the guard. */
-function watchEvent(event: RunEvent, watch: JobWatch, guard: ToolGuard, probe: () => void): void {
-  watch.activity();
-  if (modelOutputEvents.has(event.kind)) watch.modelOutput();
-  let family: ReturnType<typeof familyOf> | undefined;
-  if (event.kind === "tool-end") {
-    watch.toolCompleted(event.toolName);
-    family = familyOf(event.toolName, event.source);
-  } else if (event.kind === "hosted-tool-end" && event.hostedKind === "web-search") {
-    watch.toolCompleted(event.toolName);
-    family = "web";
-  }
-  if (family === undefined) return;
-  const verdict = guard.observe(family);
-  if (verdict.kind === "violation")
-    watch.fail(verdict.code, `The guard stopped the job: ${verdict.detail}.`, { guard: guard.counts() });
-  else if (verdict.kind === "probe") probe();
-}
-
-/**
- * The no-edit probe: after the bound, the tree is looked at. A dirty tree (ignored files aside)
- * or a HEAD off the pass's start satisfies the pass; a clean one is `guard-no-edit`, quoting what
- * was seen; a probe that throws is logged and the bound re-armed. One probe at a time.
- */
-function noEditProbe(context: {
-  readonly checkout: string;
-  readonly git: Parameters<typeof runGit>[2];
-  readonly startSha: string;
-  readonly guard: ToolGuard;
-  readonly watch: JobWatch;
-  readonly jobId: string;
-  readonly log: CoderJobOptions["log"];
-}): () => void {
-  let running = false;
-  return () => {
-    if (running) return;
-    running = true;
-    void (async () => {
-      try {
-        const status = (await runGit(["status", "--porcelain"], context.checkout, context.git)).trim();
-        if (status !== "") return context.guard.editSatisfied();
-        const head = await runGit(["rev-parse", "HEAD"], context.checkout, context.git).then(
-          (sha) => sha.trim(),
-          () => undefined,
-        );
-        if (head !== undefined && head !== context.startSha) return context.guard.editSatisfied();
-        context.watch.fail("guard-no-edit", "The pass ran its action calls without changing the tree.", {
-          tree: { status: "clean", head: head ?? null, startHead: context.startSha },
-        });
-      } catch (error) {
-        context.log?.({
-          kind: "job-probe-failed",
-          jobId: context.jobId,
-          message: error instanceof Error ? error.message : String(error),
-        });
-        context.guard.rearm();
-      } finally {
-        running = false;
-      }
-    })();
-  };
 }

@@ -1,5 +1,7 @@
 import { z } from "zod";
+import { mcpServersSchema, skillsSchema } from "../capabilities/capability-schemas.js";
 import type { ExecutorKnobs } from "../config/knobs.js";
+import { contextImagesSchema } from "../context/context-images-schema.js";
 import { type ExecutorErrorField, ExecutorRequestError } from "../errors.js";
 import { jobIdPattern } from "./job-id.js";
 
@@ -10,19 +12,10 @@ export const runKinds = ["coder"] as const;
 const unsupportedKinds: ReadonlySet<string> = new Set(["mocker", "playwright"]);
 
 /** Body fields of the coding job that a later part of the server serves; refused until then. */
-export const unservedFields: readonly string[] = Object.freeze([
-  "dependencyInstall",
-  "validationChecks",
-  "reproduction",
-  "skills",
-  "mcpServers",
-  "referenceScreenshots",
-  "designImages",
-  "artifactUpload",
-  "packageRegistries",
-  "pullRequest",
-  "reference",
-]);
+export const unservedFields: readonly string[] = Object.freeze(["skills", "mcpServers", "reference"]);
+
+/** The most bytes of one command the server runs for a job (install, a check, a proof step). */
+export const maxCommandBytes = 4_096;
 
 /** Fields of the protocol that are out of this server's scope. */
 export const outOfScopeFields: readonly string[] = Object.freeze([
@@ -84,6 +77,13 @@ export function jobBodySchema(knobs: Pick<ExecutorKnobs, (typeof guardLimitNames
     .regex(/^(\*\.)?[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/, {
       message: "must be a domain name or a *.domain pattern.",
     });
+  const command = z
+    .string()
+    .min(1)
+    .refine((value) => Buffer.byteLength(value, "utf8") <= maxCommandBytes, {
+      message: `must be at most ${maxCommandBytes} bytes.`,
+    });
+  const repairPasses = z.number().int().min(0).max(5).default(2);
   const raising = (name: (typeof guardLimitNames)[number]) =>
     z
       .number()
@@ -122,6 +122,53 @@ export function jobBodySchema(knobs: Pick<ExecutorKnobs, (typeof guardLimitNames
         .strictObject({
           allowedDomains: z.array(domain).max(64).optional(),
           deniedDomains: z.array(domain).max(64).optional(),
+        })
+        .optional(),
+      dependencyInstall: z.strictObject({ command }).optional(),
+      validationChecks: z
+        .strictObject({
+          commands: z
+            .array(z.strictObject({ name: z.string().min(1).max(128), command }))
+            .min(1)
+            .max(10),
+          maxRepairPasses: repairPasses,
+        })
+        .optional(),
+      reproduction: z
+        .strictObject({
+          setup: z.array(command).max(5).optional(),
+          check: command,
+          maxRepairPasses: repairPasses,
+        })
+        .optional(),
+      skills: skillsSchema.optional(),
+      mcpServers: mcpServersSchema(url("mcpServers[].url")).optional(),
+      referenceScreenshots: contextImagesSchema(url("referenceScreenshots.url")).optional(),
+      designImages: contextImagesSchema(url("designImages.url")).optional(),
+      artifactUpload: z.strictObject({ url: url("artifactUpload.url"), token: credential }).optional(),
+      packageRegistries: z
+        .array(
+          z.strictObject({
+            registry: url("packageRegistries[].registry"),
+            scope: z
+              .string()
+              .regex(/^@[a-z0-9][a-z0-9._-]{0,213}$/, { message: "must be an npm scope such as @acme." })
+              .optional(),
+            token: credential,
+          }),
+        )
+        .max(8)
+        .optional(),
+      pullRequest: z
+        .strictObject({
+          host: z.literal("github"),
+          repository: z.string().regex(/^[A-Za-z0-9-]{1,39}\/[A-Za-z0-9._-]{1,100}$/, {
+            message: "must be owner/name.",
+          }),
+          apiURL: url("pullRequest.apiURL").optional(),
+          title: z.string().min(1).max(256),
+          description: z.string().max(60_000),
+          draft: z.boolean().optional(),
         })
         .optional(),
       tuning: z

@@ -115,3 +115,16 @@ export async function salvage(checkout: string, git: GitContext, label: string):
   }
   return { committed, denied, withheldCredentials, ...(refused ? { refused } : {}) };
 }
+
+/** The salvage of every pass of a job as one outcome; undefined when no pass ran. */
+export function mergeSalvage(outcomes: readonly SalvageOutcome[]): SalvageOutcome | undefined {
+  if (outcomes.length === 0) return undefined;
+  const unique = (pick: (outcome: SalvageOutcome) => readonly string[]) => [...new Set(outcomes.flatMap(pick))];
+  const refused = outcomes.flatMap((outcome) => (outcome.refused ? [outcome.refused] : []));
+  return {
+    committed: unique((outcome) => outcome.committed),
+    denied: unique((outcome) => outcome.denied),
+    withheldCredentials: unique((outcome) => outcome.withheldCredentials),
+    ...(refused.length > 0 ? { refused: refused.join("; ") } : {}),
+  };
+}

@@ -30,6 +30,19 @@ const protectedDirectories = [".vscode", ".idea", ".claude"];
 /** Castellan's own state under the root: never written by a command. */
 const castellanDirectories = [".castellan", ".castellan-sessions"];
 
+/**
+ * The entries at a repository's root (the workspace root included) that an OS-sandboxed command
+ * may never write: setting files, editor and agent setting directories, and Castellan's own
+ * state. One that does not exist is still denied, and bubblewrap shows it to the command as a
+ * character device (`/dev/null` mounted there), which `git add -A` refuses to add; a host that
+ * lets its agent commit lists these in the repository's `.git/info/exclude`.
+ */
+export const workspaceProtectedRootEntries: readonly string[] = Object.freeze([
+  ...castellanDirectories,
+  ...protectedFiles,
+  ...protectedDirectories,
+]);
+
 /** Home entries a command may not read, whatever the workspace. */
 export const deniedHomeEntries = ["~/.ssh", "~/.gnupg", "~/.aws", "~/.netrc"];
 

@@ -1,0 +1,81 @@
+import { pathToFileURL } from "node:url";
+import { defineAgent } from "@castellan/harness";
+import {
+  createMemorySessionStore,
+  createNodeRunner,
+  type EnvironmentPolicy,
+  type SandboxFilesystemPolicy,
+  type Session,
+  workspace,
+} from "@castellan/node-runner";
+
+/** Where a server command Session is rooted, and what its commands may reach. */
+export interface CommandSessionOptions {
+  /** The directory the workspace is rooted at: the checkout, or a proof worktree. */
+  readonly root: string;
+  readonly environment: EnvironmentPolicy;
+  /** The job's network rules; default none (no network at all). */
+  readonly network?: { readonly allowedDomains?: readonly string[]; readonly deniedDomains?: readonly string[] };
+  readonly filesystem?: SandboxFilesystemPolicy;
+  readonly signal: AbortSignal;
+}
+
+const commandModel = "executor/commands";
+
+/**
+ * Opens a Session whose only capability is a workspace rooted at `root` with commands in the
+ * OS sandbox, under the job's environment, network and filesystem policies (the same ones as
+ * the agent's commands), hands it to `use`, and closes everything after. The server runs its
+ * own commands there with `runSessionCommand`; the Session's model refuses every call, since
+ * nothing here asks one. An OS sandbox that will not open rejects.
+ */
+export async function withCommandSession<Result>(
+  options: CommandSessionOptions,
+  use: (session: Session) => Promise<Result>,
+): Promise<Result> {
+  const agent = defineAgent("executor.commands", {
+    model: commandModel,
+    instructions: "Server commands.",
+    capabilities: [
+      workspace({
+        root: pathToFileURL(`${options.root}/`),
+        sandbox: "os",
+        network: {
+          allowedDomains: [...(options.network?.allowedDomains ?? [])],
+          deniedDomains: [...(options.network?.deniedDomains ?? [])],
+          allowRequests: false,
+        },
+        commands: { environment: options.environment },
+        ...(options.filesystem ? { filesystem: options.filesystem } : {}),
+      }),
+    ],
+  });
+  const runner = await createNodeRunner({
+    agent,
+    permissions: "full-access",
+    plugins: [
+      {
+        name: "executor.commands",
+        apply: (host) => {
+          host.registerModel(commandModel, {
+            // biome-ignore lint/correctness/useYield: a command Session never calls its model.
+            async *stream() {
+              throw new Error("A server command Session has no model.");
+            },
+          });
+          host.registerSessionStore(createMemorySessionStore());
+        },
+      },
+    ],
+  });
+  try {
+    const session = await runner.createSession({ id: "commands", signal: options.signal });
+    try {
+      return await use(session);
+    } finally {
+      await session.close();
+    }
+  } finally {
+    await runner.close();
+  }
+}

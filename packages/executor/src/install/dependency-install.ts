@@ -1,0 +1,119 @@
+import { appendFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { Session } from "@castellan/node-runner";
+import { runServerCommand } from "../commands/server-command.js";
+import { type GitContext, runGit } from "../git/git.js";
+
+/** The bytes of install output a note quotes: the last 8 KiB, scrubbed. */
+export const installTailBytes = 8_192;
+
+/** What the dependency install did; it never fails the job. */
+export interface InstallOutcome {
+  /** `succeeded` (exit 0), `failed` (another exit code), `timed-out` (124), `not-started` (127 from a refused spawn). */
+  readonly status: "succeeded" | "failed" | "timed-out" | "not-started";
+  readonly exitCode: number;
+  readonly durationMs: number;
+  /** The last 8 KiB of its interleaved output, scrubbed. */
+  readonly outputTail: string;
+  readonly truncated: boolean;
+  /** Untracked, not ignored paths it created, now in `.git/info/exclude` so no `git add -A` sweeps them up. */
+  readonly excluded: readonly string[];
+}
+
+/** Untracked and not ignored paths, a wholly untracked directory as one `dir/` entry. */
+async function untrackedPaths(checkout: string, git: GitContext): Promise<Set<string>> {
+  const listed = await runGit(["ls-files", "--others", "--exclude-standard", "--directory", "-z"], checkout, git);
+  return new Set(listed.split("\0").filter(Boolean));
+}
+
+/** A `.git/info/exclude` pattern matching exactly one path from the root (glob characters escaped). */
+function anchoredPattern(path: string): string {
+  return `/${path.replace(/[\\*?[\]!#]/g, (character) => `\\${character}`)}`;
+}
+
+/**
+ * Runs the body's install command before the first pass: `/bin/sh -c <command>` at the checkout
+ * root in the job's sandbox (its environment and network), bounded by `timeoutMs`, with a
+ * heartbeat every `heartbeatMs` for the inactivity watchdog. Whatever it left untracked and not
+ * ignored is excluded from git before the agent starts. Never throws for the command's failure.
+ */
+export async function runDependencyInstall(options: {
+  readonly session: Session;
+  readonly command: string;
+  readonly checkout: string;
+  readonly git: GitContext;
+  readonly timeoutMs: number;
+  readonly heartbeatMs: number;
+  readonly onHeartbeat: () => void;
+  readonly scrub: (text: string) => string;
+  readonly signal: AbortSignal;
+}): Promise<InstallOutcome> {
+  const before = await untrackedPaths(options.checkout, options.git);
+  const result = await runServerCommand(options.session, {
+    command: options.command,
+    timeoutMs: options.timeoutMs,
+    heartbeatMs: options.heartbeatMs,
+    onHeartbeat: options.onHeartbeat,
+    tailBytes: installTailBytes,
+    scrub: options.scrub,
+    signal: options.signal,
+  });
+  options.signal.throwIfAborted();
+  const excluded = [...(await untrackedPaths(options.checkout, options.git))].filter((path) => !before.has(path));
+  if (excluded.length > 0) {
+    await appendFile(
+      join(options.checkout, ".git", "info", "exclude"),
+      `\n# Castellan: created by the dependency install\n${excluded.map(anchoredPattern).join("\n")}\n`,
+    );
+  }
+  const status =
+    result.outcome === "timeout"
+      ? "timed-out"
+      : result.outcome === "spawn-failed"
+        ? "not-started"
+        : result.exitCode === 0
+          ? "succeeded"
+          : "failed";
+  return {
+    status,
+    exitCode: result.exitCode,
+    durationMs: result.durationMs,
+    outputTail: result.output,
+    truncated: result.truncated,
+    excluded,
+  };
+}
+
+/** The install's note for every pass's instructions: what ran, how it ended, and its output's tail. */
+export function installNote(command: string, outcome: InstallOutcome | undefined): string {
+  if (!outcome) return "";
+  const how = {
+    succeeded: "succeeded",
+    failed: `failed with exit code ${outcome.exitCode}`,
+    "timed-out": "was stopped at its time limit (exit code 124)",
+    "not-started": "could not be started (exit code 127)",
+  }[outcome.status];
+  const lines = [
+    "## Dependency install",
+    `The server ran \`${command.replace(/`/g, "'")}\` at the checkout root before this pass; it ${how} in ${outcome.durationMs} ms.`,
+  ];
+  if (outcome.status !== "succeeded") {
+    lines.push(
+      "Dependencies may be missing: install what your work needs yourself, or work around it, and say so in your summary.",
+    );
+  }
+  if (outcome.excluded.length > 0) {
+    lines.push(
+      `What it created is excluded from git: ${outcome.excluded.slice(0, 20).join(", ")}${outcome.excluded.length > 20 ? ", ..." : ""}.`,
+    );
+  }
+  if (outcome.outputTail.trim() !== "") {
+    lines.push(
+      `The last ${outcome.truncated ? "8 KiB " : ""}of its output:`,
+      "```text",
+      outcome.outputTail.replace(/```/g, "'''").trimEnd(),
+      "```",
+    );
+  }
+  return lines.join("\n");
+}

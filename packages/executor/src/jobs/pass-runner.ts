@@ -1,0 +1,152 @@
+import type { Capability, JsonValue, RunEvent } from "@castellan/harness";
+import type { EnvironmentPolicy, NodeRunnerPlugin, SandboxFilesystemPolicy } from "@castellan/node-runner";
+import { runAgentPass } from "../agent/agent-pass.js";
+import type { BodyModel, ModelFactory } from "../agent/model-factory.js";
+import { type GitContext, runGit } from "../git/git.js";
+import { type BranchPusher, startCheckpoints } from "../push/branch-pusher.js";
+import type { Redactor } from "../redactor.js";
+import { runRecorder } from "../telemetry/run-recorder.js";
+import type { JobWatch } from "../watch/job-watch.js";
+import { noEditProbe, watchEvent } from "../watch/pass-watch.js";
+import type { ToolGuard } from "../watch/tool-guard.js";
+import { JobFailure } from "./job-failure.js";
+import type { JobWork } from "./job-registry.js";
+import { type SalvageOutcome, salvage } from "./salvage.js";
+
+/** What every pass of a job shares. */
+export interface PassContext {
+  readonly work: JobWork;
+  readonly checkout: string;
+  readonly git: GitContext;
+  readonly watch: JobWatch;
+  readonly guard: ToolGuard;
+  readonly signal: AbortSignal;
+  readonly pusher: BranchPusher | undefined;
+  readonly checkpointIntervalMs: number;
+  /** How long the last checkpoint of a stopped job may take. */
+  readonly finalCheckpointMs: number;
+  readonly model: BodyModel;
+  readonly modelFactory: ModelFactory;
+  readonly proxyPhasePath: boolean;
+  readonly network:
+    | { readonly allowedDomains?: readonly string[]; readonly deniedDomains?: readonly string[] }
+    | undefined;
+  readonly environment: EnvironmentPolicy;
+  readonly filesystem: SandboxFilesystemPolicy;
+  readonly transcriptDirectory: string;
+  readonly taskDirectory: string;
+  readonly redactor: Redactor;
+  readonly capabilities?: () => readonly Capability[];
+  readonly plugins?: readonly NodeRunnerPlugin[];
+  readonly skills?: readonly string[];
+  /** The environment inventory, measured by the first pass and reused by the rest. */
+  readonly inventory: (
+    probe: Parameters<NonNullable<Parameters<typeof runAgentPass>[0]["appendix"]>>[0],
+  ) => Promise<string>;
+  readonly log: (entry: { readonly kind: string; readonly [field: string]: unknown }) => void;
+  readonly onEvent?: (pass: string, event: RunEvent) => void;
+  /** Whether salvage runs after each pass (the coder job's). */
+  readonly salvage: boolean;
+}
+
+/** What one pass left. */
+export interface PassOutcome {
+  readonly text: string;
+  readonly salvage?: SalvageOutcome;
+}
+
+/**
+ * One agent pass and what follows it: a new Session on its own Runner, the watchdogs and the
+ * guard fed by its events, checkpoint pushes every `checkpointIntervalMs` while it runs (a
+ * refused one fails the job with its code), one last checkpoint when the job is stopped
+ * mid-pass, and the server's salvage after it.
+ */
+export async function runPass(
+  context: PassContext,
+  name: string,
+  instructions: (inventory: string) => string,
+): Promise<PassOutcome> {
+  const { work, checkout, git, watch, guard } = context;
+  await work.update({ phase: "agent", pass: name });
+  const startSha = (await runGit(["rev-parse", "HEAD"], checkout, git)).trim();
+  context.pusher?.passStarted(startSha);
+  const probe = noEditProbe({ checkout, git, startSha, guard, watch, log: context.log, jobId: work.jobId });
+  const record = runRecorder(work.telemetry, name);
+  const stopCheckpoints = context.pusher
+    ? startCheckpoints(context.pusher, context.checkpointIntervalMs, {
+        onFailure: (failure) =>
+          watch.fail(
+            failure.code,
+            failure.message,
+            failure.evidence as Readonly<Record<string, JsonValue>> | undefined,
+          ),
+        onError: (error) =>
+          context.log({
+            kind: "job-checkpoint-failed",
+            jobId: work.jobId,
+            message: error instanceof Error ? error.message : String(error),
+          }),
+      })
+    : undefined;
+  let text: string;
+  try {
+    ({ text } = await runAgentPass({
+      jobId: work.jobId,
+      pass: { name, proxyPhasePath: context.proxyPhasePath },
+      checkout,
+      instructions,
+      network: context.network,
+      model: context.model,
+      modelFactory: context.modelFactory,
+      transcriptDirectory: context.transcriptDirectory,
+      taskDirectory: context.taskDirectory,
+      environment: context.environment,
+      filesystem: context.filesystem,
+      redactor: context.redactor,
+      signal: context.signal,
+      ...(context.capabilities ? { capabilities: context.capabilities() } : {}),
+      ...(context.plugins ? { plugins: context.plugins } : {}),
+      ...(context.skills ? { skills: context.skills } : {}),
+      appendix: context.inventory,
+      onRunStart: () => {
+        guard.passStarted();
+        watch.passStarted();
+      },
+      onEvent: (event: RunEvent) => {
+        record(event);
+        work.publishRunEvent(name, event);
+        watchEvent(event, watch, guard, probe);
+        context.onEvent?.(name, event);
+      },
+      onProgress: (progress) => void work.update({ progress }),
+    }));
+  } catch (error) {
+    stopCheckpoints?.();
+    if (work.signal.aborted && context.pusher) await finalCheckpoint(context);
+    throw error;
+  } finally {
+    stopCheckpoints?.();
+    watch.passEnded();
+  }
+  if (!context.salvage) return { text };
+  await work.update({ phase: "salvage" });
+  return { text, salvage: await salvage(checkout, git, `${work.jobId}, ${name}`) };
+}
+
+/** The job was stopped mid-pass: what the agent committed is published once more, within a bound of its own. */
+async function finalCheckpoint(context: PassContext): Promise<void> {
+  const pusher = context.pusher as BranchPusher;
+  const signal = AbortSignal.timeout(context.finalCheckpointMs);
+  try {
+    await pusher.settled();
+    const result = await pusher.push(signal);
+    context.log({ kind: "job-final-checkpoint", jobId: context.work.jobId, pushed: result.pushed, sha: result.sha });
+  } catch (error) {
+    context.log({
+      kind: "job-final-checkpoint-failed",
+      jobId: context.work.jobId,
+      code: error instanceof JobFailure ? error.code : undefined,
+      message: error instanceof Error ? error.message : String(error),
+    });
+  }
+}

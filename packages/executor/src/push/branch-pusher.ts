@@ -1,0 +1,147 @@
+import { GitCommandError, type GitContext, runGit } from "../git/git.js";
+import { JobFailure } from "../jobs/job-failure.js";
+
+/** What one push did. */
+export interface PushResult {
+  /** False when the tip was already published (nothing new). */
+  readonly pushed: boolean;
+  /** The commit the remote's work branch now holds, as far as this job knows. */
+  readonly sha: string;
+  /** How the push was guarded: `plain` (a fast-forward or a new branch) or `lease`. */
+  readonly mode?: "plain" | "lease";
+}
+
+const rejected = /\[rejected\]|\[remote rejected\]|stale info|non-fast-forward|fetch first/;
+
+/**
+ * Publishes the work branch, lease-guarded. Each push names an explicit
+ * `<sha>:refs/heads/<branch>` and takes the published sha from that push (a single-branch clone
+ * has no tracking ref to read). A pass's first push is plain; later ones carry
+ * `--force-with-lease=refs/heads/<branch>:<what this pass published>`, so the run's own amend
+ * lands while anyone else's commits refuse it, but only while HEAD still contains the pass's
+ * start tip: a rewrite below it goes without a lease, and git refuses it as a non-fast-forward.
+ * A refused push is `branch-contended` (or `history-rewritten` when HEAD left the start tip).
+ */
+export class BranchPusher {
+  private passStart: string | undefined;
+  private passPublished: string | undefined;
+  private published: string | undefined;
+  private inFlight: Promise<PushResult> | undefined;
+  /** Every push this job made, in order (for the result's diagnostics and the tests). */
+  readonly pushes: { readonly sha: string; readonly mode: "plain" | "lease"; readonly at: string }[] = [];
+
+  constructor(
+    private readonly options: {
+      readonly checkout: string;
+      readonly branch: string;
+      /** The local git context (no credentials). */
+      readonly git: GitContext;
+      /** What the push alone adds to git's environment: the token's header. */
+      readonly auth: Readonly<Record<string, string>>;
+      /** What the remote's branch held when the job started, if it had it (a resumed job). */
+      readonly remoteTip?: string;
+    },
+  ) {
+    this.published = options.remoteTip;
+  }
+
+  /** A new pass starts from `startTip`: its first push is plain again. */
+  passStarted(startTip: string): void {
+    this.passStart = startTip;
+    this.passPublished = undefined;
+  }
+
+  /** The sha the remote's work branch holds after this job's last push, if any. */
+  get publishedSha(): string | undefined {
+    return this.published;
+  }
+
+  /** Resolves once no push is running (whatever the running one's outcome). */
+  async settled(): Promise<void> {
+    await this.inFlight?.catch(() => undefined);
+  }
+
+  /**
+   * Pushes the tip when it is not published yet; one push at a time (a caller waits for the
+   * running one). `signal` replaces the job's (the last checkpoint of a stopped job has its own).
+   */
+  push(signal?: AbortSignal): Promise<PushResult> {
+    const git = signal ? { ...this.options.git, signal } : this.options.git;
+    this.inFlight ??= this.pushOnce(git).finally(() => {
+      this.inFlight = undefined;
+    });
+    return this.inFlight;
+  }
+
+  private async pushOnce(git: GitContext): Promise<PushResult> {
+    const { checkout, branch } = this.options;
+    const head = (await runGit(["rev-parse", "HEAD"], checkout, git)).trim();
+    if (head === this.published) return { pushed: false, sha: head };
+    let lease: string | undefined;
+    let belowStart = false;
+    if (this.passPublished !== undefined && this.passStart !== undefined) {
+      const containsStart = await runGit(["merge-base", "--is-ancestor", this.passStart, head], checkout, git).then(
+        () => true,
+        (error: unknown) => {
+          if (error instanceof GitCommandError && error.exitCode === 1) return false;
+          throw error;
+        },
+      );
+      if (containsStart) lease = `--force-with-lease=refs/heads/${branch}:${this.passPublished}`;
+      else belowStart = true;
+    }
+    try {
+      await runGit(
+        ["push", "--no-verify", ...(lease ? [lease] : []), "origin", `${head}:refs/heads/${branch}`],
+        checkout,
+        { ...git, env: { ...git.env, ...this.options.auth } },
+      );
+    } catch (error) {
+      if (error instanceof GitCommandError && rejected.test(error.message)) {
+        if (belowStart) {
+          throw new JobFailure(
+            "history-rewritten",
+            `The push of ${branch} was refused: HEAD no longer contains ${this.passStart}, where this pass started, and published commits are never rewritten.`,
+            { push: { branch, head, passStart: this.passStart ?? null } },
+          );
+        }
+        throw new JobFailure(
+          "branch-contended",
+          `The push of ${branch} was refused: the remote branch moved under this job (another writer pushed to it).`,
+          { push: { branch, head, expected: this.passPublished ?? this.published ?? null } },
+        );
+      }
+      throw error;
+    }
+    const mode = lease ? "lease" : "plain";
+    this.published = head;
+    this.passPublished = head;
+    this.pushes.push({ sha: head, mode, at: new Date().toISOString() });
+    return { pushed: true, sha: head, mode };
+  }
+}
+
+/**
+ * Checkpoints during an agent pass: every `intervalMs`, the tip is pushed when it is not
+ * published yet (a loss window, not a rate: a tick whose tip is published does nothing, and a
+ * tick while a push runs is skipped). A push that is refused goes to `onFailure` (the job fails
+ * with its code); another error is logged by `onError` and the next tick tries again.
+ */
+export function startCheckpoints(
+  pusher: BranchPusher,
+  intervalMs: number,
+  handlers: { readonly onFailure: (failure: JobFailure) => void; readonly onError: (error: unknown) => void },
+): () => void {
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    pusher
+      .push()
+      .catch((error: unknown) => (error instanceof JobFailure ? handlers.onFailure(error) : handlers.onError(error)))
+      .finally(() => {
+        running = false;
+      });
+  }, intervalMs);
+  return () => clearInterval(timer);
+}
