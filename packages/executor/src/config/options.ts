@@ -4,6 +4,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import type { ModelFactory } from "../agent/model-factory.js";
 import { ExecutorConfigError } from "../errors.js";
 import type { SpawnProcess } from "../git/git.js";
+import { userNpmrcPath } from "../install/registry-auth.js";
 import { type ExecutorKnobs, resolveKnobs } from "./knobs.js";
 
 /** Options of `createExecutorServer`; each beats its environment variable. */
@@ -38,6 +39,11 @@ export interface ExecutorServerOptions extends Partial<ExecutorKnobs> {
   readonly shutdownGraceMs?: number;
   /** The identity of the server's commits, `Name <email>`, set in every checkout. Default `Castellan <castellan@localhost>`. */
   readonly commitAuthor?: string;
+  /**
+   * The user's npm config file a job's own `.npmrc` is seeded from (read, never written). Default
+   * `npm_config_userconfig` of `env`, else `~/.npmrc`.
+   */
+  readonly npmUserConfig?: string;
   /** Where settings not given as options are read. Default `process.env`. */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Binds a job's model for each pass. Default: the body's provider through `@castellan/models`. */
@@ -69,6 +75,7 @@ export interface ResolvedExecutorOptions extends ExecutorKnobs {
   readonly allowFileRemotes: boolean;
   readonly shutdownGraceMs: number;
   readonly commitAuthor: { readonly name: string; readonly email: string };
+  readonly npmUserConfig: string;
 }
 
 /** `Name <email>`, as git writes an identity. */
@@ -179,5 +186,6 @@ export function resolveExecutorOptions(options: ExecutorServerOptions = {}): Res
     allowFileRemotes: options.allowFileRemotes ?? false,
     shutdownGraceMs: grace,
     commitAuthor: commitAuthorOf(options.commitAuthor),
+    npmUserConfig: path(text(options.npmUserConfig, "npmUserConfig") ?? userNpmrcPath(env), "npmUserConfig"),
   });
 }

@@ -70,6 +70,7 @@ export function createExecutorServer(options: ExecutorServerOptions = {}): Execu
       limits: resolved,
       protectedPaths,
       commitAuthor: resolved.commitAuthor,
+      npmUserConfig: resolved.npmUserConfig,
       log,
       ...(options.spawn ? { spawn: options.spawn } : {}),
       inventory: {

@@ -20,9 +20,16 @@ import { writeJobNpmrc } from "../install/registry-auth.js";
 import { composePassInstructions } from "../instructions/pass-instructions.js";
 import { type InventoryMemo, jobInventory } from "../inventory/job-inventory.js";
 import type { ServerMeasurements } from "../inventory/measurements.js";
+import { PullRequestError } from "../pr/host/pull-request-error.js";
+import { renderPrReport } from "../pr/pr-report.js";
+import { openPullRequest, type PullRequestOutcome } from "../pr/pull-request-phase.js";
+import { templateInstructions } from "../pr/template/instructions.js";
+import { resolvePrTemplate } from "../pr/template/resolve-template.js";
 import { BranchPusher } from "../push/branch-pusher.js";
 import { runReproduction } from "../reproduction/reproduction-phase.js";
 import { sandboxVerdictOfError } from "../sandbox/sandbox-probe.js";
+import type { EffortEstimate } from "../sentinels/effort.js";
+import { readSentinels, type SentinelsReading } from "../sentinels/read-sentinels.js";
 import { runValidation } from "../validation/validation-phase.js";
 import { createJobWatch } from "../watch/job-watch.js";
 import { ToolGuard } from "../watch/tool-guard.js";
@@ -184,6 +191,12 @@ export function coderJob(options: CoderJobOptions): JobRunner {
       }
       const installText = body.dependencyInstall ? installNote(body.dependencyInstall.command, install) : "";
 
+      // The PR template, only with a pull request: folded into every pass.
+      const notes: string[] = [];
+      const resolution = body.pullRequest ? await resolvePrTemplate(checkout) : undefined;
+      notes.push(...(resolution?.notes ?? []));
+      const template = resolution?.template;
+
       const transcriptDirectory = join(options.transcriptRoot, `${work.jobId}.${randomBytes(4).toString("hex")}`);
       await makePrivateDirectory(transcriptDirectory);
       marker = join(transcriptDirectory, retainedMarker);
@@ -261,6 +274,29 @@ export function coderJob(options: CoderJobOptions): JobRunner {
       const salvages: SalvageOutcome[] = [];
       let repairs = 0;
       let lastText = "";
+      // What the sentinels said: the latest usable briefing and effort, every new follow-up.
+      let briefing: SentinelsReading["description"];
+      let effort: EffortEstimate | undefined;
+      const followUpsSeen = new Set<string>();
+      const readAfterPass = async (name: string) => {
+        const reading = await readSentinels(checkout, {
+          titleFromHeading: template === undefined,
+          scrub: (text) => redactor.scrub(text),
+        });
+        if (reading.description && body.pullRequest) briefing = reading.description;
+        if (reading.effort) effort = reading.effort;
+        for (const followUp of reading.followUps ?? []) {
+          const key = JSON.stringify([followUp.title, followUp.detail ?? null]);
+          if (followUpsSeen.has(key)) continue;
+          followUpsSeen.add(key);
+          work.telemetry.publishFollowUp({
+            title: followUp.title,
+            ...(followUp.detail !== undefined ? { detail: followUp.detail } : {}),
+            pass: name,
+          });
+        }
+        notes.push(...reading.notes.map((note) => `${name}: ${note}`));
+      };
       /** One pass with everything every pass is told; a repair pass also gets why it runs. */
       const pass = async (repair?: string): Promise<void> => {
         const name = repair === undefined ? firstPass : `${firstPass}-repair-${++repairs}`;
@@ -276,11 +312,13 @@ export function coderJob(options: CoderJobOptions): JobRunner {
                 ? { continuing: "resumed" as const }
                 : {}),
             ...(installText ? { install: installText } : {}),
+            ...(template ? { template: templateInstructions(template) } : {}),
             context: context_,
           }),
         );
         lastText = outcome.text;
         if (outcome.salvage) salvages.push(outcome.salvage);
+        await readAfterPass(name);
       };
 
       await pass();
@@ -320,15 +358,47 @@ export function coderJob(options: CoderJobOptions): JobRunner {
       const pushed = await pusher.push();
       const salvage = mergeSalvage(salvages);
       const summary = cutUtf8(redactor.scrub(lastText), maxSummaryBytes);
-      const report = redactor.scrubJson({
-        branch,
-        headSha: pushed.sha,
-        summary,
+      const facts = {
         ...(install ? { install } : {}),
         ...(salvage ? { salvage } : {}),
         ...(reproduction ? { reproduction } : {}),
         ...(validation ? { validation } : {}),
+      };
+      // The pull request, only after a green validation (or none).
+      let pr: PullRequestOutcome | undefined;
+      if (body.pullRequest && (!validation || validation.passed)) {
+        await work.update({ phase: "pr" });
+        try {
+          pr = await openPullRequest({
+            spec: body.pullRequest,
+            token: body.repo.token as string,
+            branch,
+            baseBranch: body.repo.baseBranch,
+            briefing,
+            report: renderPrReport(facts),
+            scrub: (text) => redactor.scrub(text),
+            signal,
+          });
+        } catch (error) {
+          if (!(error instanceof PullRequestError)) throw error;
+          throw new JobFailure("pr-failed", error.message, {
+            pr: { status: error.status ?? null },
+            branch,
+            headSha: pushed.sha,
+          });
+        }
+      }
+      const report = redactor.scrubJson({
+        ...(pr ? { prUrl: pr.prUrl } : {}),
+        branch,
+        headSha: pushed.sha,
+        summary,
+        ...facts,
+        ...(effort ? { effort } : {}),
+        prDescriptionSource: briefing ? "agent" : "fallback",
+        ...(pr ? { pullRequest: { number: pr.number, created: pr.created, refreshed: pr.refreshed } } : {}),
         ...(stagings.size > 0 ? { context: Object.fromEntries(stagings) } : {}),
+        ...(notes.length > 0 ? { notes } : {}),
       }) as unknown as Record<string, JsonValue>;
       if (validation && !validation.passed) {
         return {

@@ -186,6 +186,10 @@ export function jobBodySchema(knobs: Pick<ExecutorKnobs, (typeof guardLimitNames
     .refine((body) => body.proxyPhasePath !== true || body.model.baseURL !== undefined, {
       message: "proxyPhasePath needs model.baseURL.",
       path: ["proxyPhasePath"],
+    })
+    .refine((body) => body.pullRequest === undefined || body.repo.token !== undefined, {
+      message: "pullRequest needs repo.token: the host's API is called with it.",
+      path: ["repo", "token"],
     });
 }
 
