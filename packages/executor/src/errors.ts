@@ -33,7 +33,6 @@ export const executorWireCodes = Object.freeze({
   executor_job_conflict: "job-conflict",
   executor_queue_full: "queue-full",
   executor_shutting_down: "shutting-down",
-  executor_not_implemented: "not-implemented",
 } as const);
 
 /** An executor error code (snake_case, in `CastellanErrorCode`). */
@@ -60,7 +59,6 @@ const statuses: Readonly<Record<Exclude<ExecutorErrorCode, "executor_config_inva
   executor_job_conflict: 409,
   executor_queue_full: 503,
   executor_shutting_down: 503,
-  executor_not_implemented: 501,
 };
 
 /** One field a request error points at: its path in the body, and what is wrong (never the value). */

@@ -66,7 +66,14 @@ export {
 } from "./jobs/checkout.js";
 export { type CoderJobOptions, coderJob, maxSummaryBytes, retainedMarker } from "./jobs/coder-job.js";
 export { bodyWithoutCredentials, canonicalJson, credentialsOf, jobIdentity } from "./jobs/identity.js";
-export { type JobBody, jobBodySchema, outOfScopeFields, parseJobBody, unservedFields } from "./jobs/job-body.js";
+export {
+  type JobBody,
+  type JobBodySchemas,
+  jobBodySchema,
+  maxCommandBytes,
+  outOfScopeFields,
+  parseJobBody,
+} from "./jobs/job-body.js";
 export { jobEnvironmentPolicy } from "./jobs/job-environment.js";
 export { JobFailure } from "./jobs/job-failure.js";
 export { isJobId, jobIdPattern } from "./jobs/job-id.js";

@@ -6,6 +6,7 @@ import type { ModelRequest } from "@castellan/harness";
 import { type ScriptedStepSource, scriptedModel } from "@castellan/models/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ExecutorServer, ModelFactory, PassInfo } from "../src/index.js";
+import { inventoryHeading } from "../src/inventory/environment-inventory.js";
 import { buggyMath, command, fixAndCommit, fixedMath, patchMath, sampleRepository } from "./sample-project.ts";
 import { git, jobBody, osSandbox, send, startServer, tempDirPerTest } from "./support.ts";
 
@@ -97,6 +98,7 @@ describe.skipIf(!sandbox.available)(`the coding job's phases${sandbox.skipNote}`
     expect(systemOf(model.requests[0] as ModelRequest)).toContain("Dependency install");
     expect(systemOf(model.requests[0] as ModelRequest)).toContain("installed-ok");
     expect(systemOf(model.requests[0] as ModelRequest)).toContain("never rewrite");
+    expect(systemOf(model.requests[0] as ModelRequest).split(inventoryHeading)).toHaveLength(2);
     // The worktrees are gone.
     expect(await git(["worktree", "list"], bare).catch(() => "")).not.toContain("pre-1");
   }, 180_000);

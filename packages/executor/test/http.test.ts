@@ -180,9 +180,9 @@ describe("job bodies", () => {
     ]);
   });
 
-  it("refuses fields served later or out of scope, and the mocker and playwright kinds", async () => {
+  it("refuses fields out of scope, and the mocker and playwright kinds", async () => {
     const port = await server();
-    for (const field of ["reference", "secrets", "repos", "ambientAuth", "generateImages"]) {
+    for (const field of ["secrets", "repos", "ambientAuth", "generateImages", "infra", "contextDocuments"]) {
       const answer = await send(port, "POST", "/run", { body: JSON.stringify(jobBody({ [field]: {} })) });
       expect(answer.status, field).toBe(400);
       expect(answer.json.error.code).toBe("unsupported-field");
@@ -236,7 +236,7 @@ describe("job bodies", () => {
     expect(raise.status).toBe(202);
   });
 
-  it("accepts a valid job (202); bootstrap and blueprint are not served yet (501)", async () => {
+  it("accepts a valid job (202); bootstrap and blueprint check bodies of their own", async () => {
     const port = await server();
     const answer = await send(port, "POST", "/run", {
       body: JSON.stringify(jobBody({ network: { allowedDomains: ["registry.npmjs.org", "*.example.com"] } })),
@@ -244,9 +244,18 @@ describe("job bodies", () => {
     expect(answer.status).toBe(202);
     expect(answer.json).toEqual({ jobId: "job-1", state: expect.stringMatching(/^(queued|running)$/) });
     for (const route of ["/bootstrap", "/blueprint"]) {
-      const other = await send(port, "POST", route, { body: "{}" });
-      expect(other.status).toBe(501);
-      expect(other.json.error.code).toBe("not-implemented");
+      const empty = await send(port, "POST", route, { body: "{}" });
+      expect(empty.status).toBe(400);
+      expect(empty.json.error.code).toBe("invalid-body");
+      // The coding job's own fields are not theirs.
+      const coding = await send(port, "POST", route, {
+        body: JSON.stringify(jobBody({ jobId: `x${route.slice(1)}`, validationChecks: { commands: [] } })),
+      });
+      expect(coding.json.error.code).toBe("unknown-fields");
     }
+    const referenced = await send(port, "POST", "/run", {
+      body: JSON.stringify(jobBody({ jobId: "ref", reference: { url: "https://127.0.0.1/r.git", branch: "main" } })),
+    });
+    expect(referenced.json.error).toMatchObject({ code: "unknown-fields", fields: [{ path: "reference" }] });
   });
 });

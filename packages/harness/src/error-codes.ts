@@ -128,7 +128,6 @@ export const castellanErrorCodes = [
   "executor_job_conflict",
   "executor_queue_full",
   "executor_shutting_down",
-  "executor_not_implemented",
   // The test kit
   "script_exhausted",
 ] as const;

@@ -6,7 +6,7 @@ export const executorVersion: string = (
   JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }
 ).version;
 
-/** The job kinds the protocol names; `bootstrap` and `blueprint` answer `not-implemented` until served. */
+/** The job kinds this server runs: `coder` on `POST /run`, and the `bootstrap` and `blueprint` routes. */
 export const jobKinds = ["coder", "bootstrap", "blueprint"] as const;
 
 /** The optional body fields this build serves. */

@@ -43,7 +43,7 @@ export function createExecutorServer(options: ExecutorServerOptions = {}): Execu
   const resolved = resolveExecutorOptions(options);
   // The jobs' commands and sandbox workers yield the CPU to this loop (process-wide).
   setBackgroundPriority(resolved.jobNiceness);
-  const schema = jobBodySchema(resolved, resolved.allowFileRemotes);
+  const schemas = jobBodySchema(resolved, resolved.allowFileRemotes);
   let port = resolved.port;
   let closing: Promise<void> | undefined;
   const sockets = new Set<Socket>();
@@ -99,11 +99,8 @@ export function createExecutorServer(options: ExecutorServerOptions = {}): Execu
     async submit(kind, { request, response }) {
       if (closing) throw new ExecutorRequestError("executor_shutting_down", "The server is shutting down.");
       const body = await readJson(request);
-      if (kind !== "run") {
-        throw new ExecutorRequestError("executor_not_implemented", `POST /${kind} is not served yet.`);
-      }
-      const job = parseJobBody(body, schema);
-      const submitted = await registry.submit("run", job.kind ?? "coder", job);
+      const job = parseJobBody(body, schemas[kind]);
+      const submitted = await registry.submit(kind, kind === "run" ? (job.kind ?? "coder") : kind, job);
       sendJson(response, 202, { jobId: submitted.jobId, state: submitted.state });
     },
     listJobs({ response, url }) {

@@ -19,6 +19,24 @@ export const sentinelFiles: readonly string[] = Object.freeze([
 /** Where the server stages context files in the checkout, never committed. */
 export const contextDirectory = ".castellan-context/";
 
+/**
+ * The lines every checkout of the server adds to `.git/info/exclude`: its sentinels and the
+ * context files, and the entries the OS sandbox protects at the root (one that does not exist
+ * shows to a command as a device node, which `git add -A` refuses; excluded, the agent's own
+ * commits work, and tracked files stay tracked).
+ */
+export function serverExclusions(): string {
+  return [
+    "",
+    "# Castellan: the server's files, never committed",
+    ...sentinelFiles.map((name) => `/${name}`),
+    `/${contextDirectory}`,
+    "# Castellan: entries the OS sandbox protects at the root",
+    ...workspaceProtectedRootEntries.map((name) => `/${name}`),
+    "",
+  ].join("\n");
+}
+
 /** What a prepared checkout starts from. */
 export interface PreparedCheckout {
   /** The base branch's commit (the first clone's, kept across resumes). */
@@ -81,19 +99,6 @@ export async function prepareCheckout(options: {
   await runGit(["config", "user.name", options.author.name], checkout, git);
   await runGit(["config", "user.email", options.author.email], checkout, git);
   await mkdir(join(checkout, ".git", "info"), { recursive: true });
-  // The sandbox shows each protected root entry that does not exist as a device node, which
-  // `git add -A` refuses: excluded, the agent's own commits work (tracked files stay tracked).
-  await appendFile(
-    join(checkout, ".git", "info", "exclude"),
-    [
-      "",
-      "# Castellan: the server's files, never committed",
-      ...sentinelFiles.map((name) => `/${name}`),
-      `/${contextDirectory}`,
-      "# Castellan: entries the OS sandbox protects at the root",
-      ...workspaceProtectedRootEntries.map((name) => `/${name}`),
-      "",
-    ].join("\n"),
-  );
+  await appendFile(join(checkout, ".git", "info", "exclude"), serverExclusions());
   return { baseSha, startSha, onExistingBranch };
 }

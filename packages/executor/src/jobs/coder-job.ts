@@ -33,6 +33,8 @@ import { readSentinels, type SentinelsReading } from "../sentinels/read-sentinel
 import { runValidation } from "../validation/validation-phase.js";
 import { createJobWatch } from "../watch/job-watch.js";
 import { ToolGuard } from "../watch/tool-guard.js";
+import { commitBlueprints } from "./blueprint.js";
+import { prepareBootstrapCheckout, publishBootstrap } from "./bootstrap.js";
 import { type CommitAuthor, prepareCheckout } from "./checkout.js";
 import type { JobBody } from "./job-body.js";
 import { jobEnvironmentPolicy } from "./job-environment.js";
@@ -102,6 +104,7 @@ function cutUtf8(text: string, bytes: number): string {
 export function coderJob(options: CoderJobOptions): JobRunner {
   return async (work: JobWork): Promise<JobOutcome> => {
     const body = work.body as JobBody;
+    const mode = work.kind === "bootstrap" || work.kind === "blueprint" ? work.kind : "coder";
     const { redactor } = work;
     const limits = options.limits;
     // Every line this job logs is scrubbed of its credentials first.
@@ -146,27 +149,44 @@ export function coderJob(options: CoderJobOptions): JobRunner {
       const git = { env: gitEnv, hooksPath, redactor, signal, ...(options.spawn ? { spawn: options.spawn } : {}) };
 
       await work.update({ phase: "clone" });
-      const prepared = await prepareCheckout({
-        url: body.repo.url,
-        baseBranch: body.repo.baseBranch,
-        workBranch: branch,
-        checkout,
-        cwd: work.directory,
-        resumed: work.resumedFrom !== undefined,
-        baseSha: work.baseSha,
-        author: options.commitAuthor,
-        git,
-        auth: gitAuthEnvironment(body.repo.token, redactor),
-      });
-      if (prepared.baseSha !== work.baseSha) await work.update({ baseSha: prepared.baseSha });
+      // Bootstrap starts from its reference (or nothing) and publishes a new history at its end;
+      // the others clone the target and publish the work branch as they go.
+      const prepared =
+        mode === "bootstrap"
+          ? await prepareBootstrapCheckout({
+              checkout,
+              cwd: work.directory,
+              reference: body.reference,
+              referenceAuth: gitAuthEnvironment(body.reference?.token, redactor),
+              author: options.commitAuthor,
+              git,
+            }).then(({ startSha }) => ({ baseSha: startSha, startSha, onExistingBranch: false }))
+          : await prepareCheckout({
+              url: body.repo.url,
+              baseBranch: body.repo.baseBranch,
+              workBranch: branch,
+              checkout,
+              cwd: work.directory,
+              resumed: work.resumedFrom !== undefined,
+              baseSha: work.baseSha,
+              author: options.commitAuthor,
+              git,
+              auth: gitAuthEnvironment(body.repo.token, redactor),
+            });
+      if (prepared.baseSha !== undefined && prepared.baseSha !== work.baseSha) {
+        await work.update({ baseSha: prepared.baseSha });
+      }
       watch.activity();
-      const pusher = new BranchPusher({
-        checkout,
-        branch,
-        git,
-        auth: gitAuthEnvironment(body.repo.token, redactor),
-        ...(prepared.onExistingBranch ? { remoteTip: prepared.startSha } : {}),
-      });
+      const pusher =
+        mode === "bootstrap"
+          ? undefined
+          : new BranchPusher({
+              checkout,
+              branch,
+              git,
+              auth: gitAuthEnvironment(body.repo.token, redactor),
+              ...(prepared.onExistingBranch ? { remoteTip: prepared.startSha } : {}),
+            });
       const filesystem = { denyRead: [...options.protectedPaths], allowRead: [checkout, home], allowWrite: [home] };
       const commandSession = { environment, network: body.network, filesystem };
 
@@ -228,7 +248,7 @@ export function coderJob(options: CoderJobOptions): JobRunner {
         transcriptDirectory,
         taskDirectory: join(work.directory, "tasks"),
         redactor,
-        salvage: true,
+        salvage: mode === "coder",
         log,
         capabilities: () => capabilities.capabilities,
         plugins: capabilities.plugins,
@@ -323,12 +343,58 @@ export function coderJob(options: CoderJobOptions): JobRunner {
 
       await pass();
 
+      if (mode === "bootstrap") {
+        await work.update({ phase: "push" });
+        const published = await publishBootstrap({
+          checkout,
+          gitDirectory: join(work.directory, "bootstrap.git"),
+          targetUrl: body.repo.url,
+          branch: body.repo.baseBranch,
+          targetAuth: gitAuthEnvironment(body.repo.token, redactor),
+          author: options.commitAuthor,
+          message: `Bootstrap${body.reference ? " from the reference architecture" : ""} (Castellan executor, ${work.jobId})`,
+          git,
+        });
+        return {
+          result: redactor.scrubJson({
+            ...published,
+            summary: cutUtf8(redactor.scrub(lastText), maxSummaryBytes),
+            ...(install ? { install } : {}),
+            ...(effort ? { effort } : {}),
+            ...(notes.length > 0 ? { notes } : {}),
+          }) as unknown as JsonValue,
+        };
+      }
+      if (mode === "blueprint") {
+        await work.update({ phase: "push" });
+        const blueprint = await commitBlueprints({
+          checkout,
+          git,
+          startSha: prepared.startSha,
+          label: `${work.jobId}, ${firstPass}`,
+        });
+        const pushed = await (pusher as BranchPusher).push();
+        return {
+          result: redactor.scrubJson({
+            branch,
+            commit: blueprint.commit,
+            headSha: pushed.sha,
+            tree: blueprint.tree,
+            ignoredChanges: blueprint.ignoredChanges,
+            summary: cutUtf8(redactor.scrub(lastText), maxSummaryBytes),
+            ...(install ? { install } : {}),
+            ...(effort ? { effort } : {}),
+            ...(notes.length > 0 ? { notes } : {}),
+          }) as unknown as JsonValue,
+        };
+      }
+
       const reproduction = body.reproduction
         ? await runReproduction({
             work,
             checkout,
             directory: join(work.directory, "proof"),
-            baseSha: prepared.baseSha,
+            baseSha: prepared.baseSha as string,
             spec: body.reproduction,
             limits,
             git,
@@ -355,7 +421,7 @@ export function coderJob(options: CoderJobOptions): JobRunner {
         : undefined;
 
       await work.update({ phase: "push" });
-      const pushed = await pusher.push();
+      const pushed = await (pusher as BranchPusher).push();
       const salvage = mergeSalvage(salvages);
       const summary = cutUtf8(redactor.scrub(lastText), maxSummaryBytes);
       const facts = {
@@ -443,6 +509,7 @@ export function coderJob(options: CoderJobOptions): JobRunner {
       await rm(checkout, { recursive: true, force: true });
       await rm(join(work.directory, "proof"), { recursive: true, force: true });
       await rm(join(work.directory, "skills"), { recursive: true, force: true });
+      await rm(join(work.directory, "bootstrap.git"), { recursive: true, force: true });
       await rm(join(work.directory, "secrets"), { recursive: true, force: true });
       await rm(join(home, ".npmrc"), { force: true });
     }

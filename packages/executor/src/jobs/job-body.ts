@@ -11,9 +11,6 @@ export const runKinds = ["coder"] as const;
 /** Kinds of the protocol this server does not run. */
 const unsupportedKinds: ReadonlySet<string> = new Set(["mocker", "playwright"]);
 
-/** Body fields of the coding job that a later part of the server serves; refused until then. */
-export const unservedFields: readonly string[] = Object.freeze(["skills", "mcpServers", "reference"]);
-
 /** The most bytes of one command the server runs for a job (install, a check, a proof step). */
 export const maxCommandBytes = 4_096;
 
@@ -91,110 +88,131 @@ export function jobBodySchema(knobs: Pick<ExecutorKnobs, (typeof guardLimitNames
       .min(knobs[name], { message: `may only raise the server's limit of ${knobs[name]}.` })
       .max(1_000_000)
       .optional();
-  return z
-    .strictObject({
-      jobId: z.string().regex(jobIdPattern, {
-        message: "must be 1-128 characters of letters, digits, '.', '_' and '-', starting with a letter or digit.",
+  const shape = {
+    jobId: z.string().regex(jobIdPattern, {
+      message: "must be 1-128 characters of letters, digits, '.', '_' and '-', starting with a letter or digit.",
+    }),
+    kind: z.enum(runKinds).optional(),
+    model: z
+      .strictObject({
+        provider: z.enum(["openai-compatible", "anthropic", "openrouter", "codex"]),
+        baseURL: url("model.baseURL").optional(),
+        token: credential,
+        id: z.string().min(1).max(256),
+      })
+      .refine((model) => model.provider !== "openai-compatible" || model.baseURL !== undefined, {
+        message: "baseURL is required for provider openai-compatible.",
+        path: ["baseURL"],
       }),
-      kind: z.enum(runKinds).optional(),
-      model: z
-        .strictObject({
-          provider: z.enum(["openai-compatible", "anthropic", "openrouter", "codex"]),
-          baseURL: url("model.baseURL").optional(),
-          token: credential,
-          id: z.string().min(1).max(256),
-        })
-        .refine((model) => model.provider !== "openai-compatible" || model.baseURL !== undefined, {
-          message: "baseURL is required for provider openai-compatible.",
-          path: ["baseURL"],
-        }),
-      proxyPhasePath: z.boolean().optional(),
-      systemPrompt: z.string().refine((value) => Buffer.byteLength(value, "utf8") <= maxSystemPromptBytes, {
-        message: `must be at most ${maxSystemPromptBytes} bytes.`,
-      }),
-      repo: z.strictObject({
-        url: url("repo.url"),
-        baseBranch: branch,
-        workBranch: branch.optional(),
-        token: credential.optional(),
-      }),
-      network: z
-        .strictObject({
-          allowedDomains: z.array(domain).max(64).optional(),
-          deniedDomains: z.array(domain).max(64).optional(),
-        })
-        .optional(),
-      dependencyInstall: z.strictObject({ command }).optional(),
-      validationChecks: z
-        .strictObject({
-          commands: z
-            .array(z.strictObject({ name: z.string().min(1).max(128), command }))
-            .min(1)
-            .max(10),
-          maxRepairPasses: repairPasses,
-        })
-        .optional(),
-      reproduction: z
-        .strictObject({
-          setup: z.array(command).max(5).optional(),
-          check: command,
-          maxRepairPasses: repairPasses,
-        })
-        .optional(),
-      skills: skillsSchema.optional(),
-      mcpServers: mcpServersSchema(url("mcpServers[].url")).optional(),
-      referenceScreenshots: contextImagesSchema(url("referenceScreenshots.url")).optional(),
-      designImages: contextImagesSchema(url("designImages.url")).optional(),
-      artifactUpload: z.strictObject({ url: url("artifactUpload.url"), token: credential }).optional(),
-      packageRegistries: z
-        .array(
-          z.strictObject({
-            registry: url("packageRegistries[].registry"),
-            scope: z
-              .string()
-              .regex(/^@[a-z0-9][a-z0-9._-]{0,213}$/, { message: "must be an npm scope such as @acme." })
-              .optional(),
-            token: credential,
-          }),
-        )
-        .max(8)
-        .optional(),
-      pullRequest: z
-        .strictObject({
-          host: z.literal("github"),
-          repository: z.string().regex(/^[A-Za-z0-9-]{1,39}\/[A-Za-z0-9._-]{1,100}$/, {
-            message: "must be owner/name.",
-          }),
-          apiURL: url("pullRequest.apiURL").optional(),
-          title: z.string().min(1).max(256),
-          description: z.string().max(60_000),
-          draft: z.boolean().optional(),
-        })
-        .optional(),
-      tuning: z
-        .strictObject({
-          guardLimits: z
-            .strictObject(
-              Object.fromEntries(guardLimitNames.map((name) => [name, raising(name)])) as {
-                [Name in (typeof guardLimitNames)[number]]: ReturnType<typeof raising>;
-              },
-            )
+    proxyPhasePath: z.boolean().optional(),
+    systemPrompt: z.string().refine((value) => Buffer.byteLength(value, "utf8") <= maxSystemPromptBytes, {
+      message: `must be at most ${maxSystemPromptBytes} bytes.`,
+    }),
+    repo: z.strictObject({
+      url: url("repo.url"),
+      baseBranch: branch,
+      workBranch: branch.optional(),
+      token: credential.optional(),
+    }),
+    network: z
+      .strictObject({
+        allowedDomains: z.array(domain).max(64).optional(),
+        deniedDomains: z.array(domain).max(64).optional(),
+      })
+      .optional(),
+    dependencyInstall: z.strictObject({ command }).optional(),
+    validationChecks: z
+      .strictObject({
+        commands: z
+          .array(z.strictObject({ name: z.string().min(1).max(128), command }))
+          .min(1)
+          .max(10),
+        maxRepairPasses: repairPasses,
+      })
+      .optional(),
+    reproduction: z
+      .strictObject({
+        setup: z.array(command).max(5).optional(),
+        check: command,
+        maxRepairPasses: repairPasses,
+      })
+      .optional(),
+    skills: skillsSchema.optional(),
+    mcpServers: mcpServersSchema(url("mcpServers[].url")).optional(),
+    referenceScreenshots: contextImagesSchema(url("referenceScreenshots.url")).optional(),
+    designImages: contextImagesSchema(url("designImages.url")).optional(),
+    artifactUpload: z.strictObject({ url: url("artifactUpload.url"), token: credential }).optional(),
+    packageRegistries: z
+      .array(
+        z.strictObject({
+          registry: url("packageRegistries[].registry"),
+          scope: z
+            .string()
+            .regex(/^@[a-z0-9][a-z0-9._-]{0,213}$/, { message: "must be an npm scope such as @acme." })
             .optional(),
-        })
-        .optional(),
-    })
-    .refine((body) => body.proxyPhasePath !== true || body.model.baseURL !== undefined, {
-      message: "proxyPhasePath needs model.baseURL.",
-      path: ["proxyPhasePath"],
-    })
-    .refine((body) => body.pullRequest === undefined || body.repo.token !== undefined, {
-      message: "pullRequest needs repo.token: the host's API is called with it.",
-      path: ["repo", "token"],
-    });
+          token: credential,
+        }),
+      )
+      .max(8)
+      .optional(),
+    pullRequest: z
+      .strictObject({
+        host: z.literal("github"),
+        repository: z.string().regex(/^[A-Za-z0-9-]{1,39}\/[A-Za-z0-9._-]{1,100}$/, {
+          message: "must be owner/name.",
+        }),
+        apiURL: url("pullRequest.apiURL").optional(),
+        title: z.string().min(1).max(256),
+        description: z.string().max(60_000),
+        draft: z.boolean().optional(),
+      })
+      .optional(),
+    tuning: z
+      .strictObject({
+        guardLimits: z
+          .strictObject(
+            Object.fromEntries(guardLimitNames.map((name) => [name, raising(name)])) as {
+              [Name in (typeof guardLimitNames)[number]]: ReturnType<typeof raising>;
+            },
+          )
+          .optional(),
+      })
+      .optional(),
+  };
+  const proxyRule: [
+    (body: { proxyPhasePath?: boolean | undefined; model: { baseURL?: string | undefined } }) => boolean,
+    { message: string; path: string[] },
+  ] = [
+    (body) => body.proxyPhasePath !== true || body.model.baseURL !== undefined,
+    { message: "proxyPhasePath needs model.baseURL.", path: ["proxyPhasePath"] },
+  ];
+  const { kind: _kind, validationChecks: _checks, reproduction: _proof, pullRequest: _pr, ...shared } = shape;
+  return {
+    /** `POST /run`: the coding job. */
+    run: z
+      .strictObject(shape)
+      .refine(...proxyRule)
+      .refine((body) => body.pullRequest === undefined || body.repo.token !== undefined, {
+        message: "pullRequest needs repo.token: the host's API is called with it.",
+        path: ["repo", "token"],
+      }),
+    /** `POST /bootstrap`: `repo` is the target; `reference` the architecture to adapt (else an empty tree). */
+    bootstrap: z
+      .strictObject({
+        ...shared,
+        reference: z.strictObject({ url: url("reference.url"), branch, token: credential.optional() }).optional(),
+      })
+      .refine(...proxyRule),
+    /** `POST /blueprint`: the repository to decompose into `blueprints/`. */
+    blueprint: z.strictObject(shared).refine(...proxyRule),
+  };
 }
 
-/** A checked coding job body. */
-export type JobBody = z.infer<ReturnType<typeof jobBodySchema>>;
+/** The job bodies' schemas, one per route. */
+export type JobBodySchemas = ReturnType<typeof jobBodySchema>;
+
+/** A checked job body of any route: the coding job's fields, and bootstrap's `reference`. */
+export type JobBody = z.infer<JobBodySchemas["run"]> & Partial<Pick<z.infer<JobBodySchemas["bootstrap"]>, "reference">>;
 
 function pathOf(path: readonly PropertyKey[]): string {
   return (
@@ -206,11 +224,11 @@ function pathOf(path: readonly PropertyKey[]): string {
 }
 
 /**
- * Checks a parsed body: the protocol's refusals first (an unsupported kind, a field served
- * later or out of scope, an unknown top-level field), then the schema. Messages and `fields`
+ * Checks a parsed body: the protocol's refusals first (an unsupported kind, a field out of
+ * this server's scope, an unknown top-level field), then the schema. Messages and `fields`
  * name paths and rules, never a submitted value.
  */
-export function parseJobBody(body: unknown, schema: ReturnType<typeof jobBodySchema>): JobBody {
+export function parseJobBody(body: unknown, schema: JobBodySchemas[keyof JobBodySchemas]): JobBody {
   if (body === null || typeof body !== "object" || Array.isArray(body)) {
     throw new ExecutorRequestError("executor_invalid_body", "The body must be a JSON object.");
   }
@@ -221,7 +239,7 @@ export function parseJobBody(body: unknown, schema: ReturnType<typeof jobBodySch
       `Kind "${record.kind}" is not served by this executor; it runs ${runKinds.join(", ")}.`,
     );
   }
-  const unserved = Object.keys(record).filter((key) => unservedFields.includes(key) || outOfScopeFields.includes(key));
+  const unserved = Object.keys(record).filter((key) => outOfScopeFields.includes(key));
   if (unserved.length > 0) {
     throw new ExecutorRequestError(
       "executor_unsupported_field",
@@ -230,7 +248,7 @@ export function parseJobBody(body: unknown, schema: ReturnType<typeof jobBodySch
     );
   }
   const result = schema.safeParse(body);
-  if (result.success) return result.data;
+  if (result.success) return result.data as JobBody;
   const unknown: ExecutorErrorField[] = [];
   const invalid: ExecutorErrorField[] = [];
   for (const issue of result.error.issues) {

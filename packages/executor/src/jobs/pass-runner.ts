@@ -68,7 +68,11 @@ export async function runPass(
 ): Promise<PassOutcome> {
   const { work, checkout, git, watch, guard } = context;
   await work.update({ phase: "agent", pass: name });
-  const startSha = (await runGit(["rev-parse", "HEAD"], checkout, git)).trim();
+  // An empty repository (a bootstrap from nothing) has no HEAD yet.
+  const startSha = await runGit(["rev-parse", "--verify", "--quiet", "HEAD"], checkout, git).then(
+    (sha) => sha.trim(),
+    () => "",
+  );
   context.pusher?.passStarted(startSha);
   const probe = noEditProbe({ checkout, git, startSha, guard, watch, log: context.log, jobId: work.jobId });
   const record = runRecorder(work.telemetry, name);
