@@ -57,6 +57,7 @@ export {
   toolMemoMs,
 } from "./inventory/job-inventory.js";
 export { type HealthMeasurement, measurement, ServerMeasurements } from "./inventory/measurements.js";
+export { type AgentJobOptions, agentJob, maxSummaryBytes, retainedMarker } from "./jobs/agent-job.js";
 export {
   type CommitAuthor,
   contextDirectory,
@@ -64,7 +65,6 @@ export {
   prepareCheckout,
   sentinelFiles,
 } from "./jobs/checkout.js";
-export { type CoderJobOptions, coderJob, maxSummaryBytes, retainedMarker } from "./jobs/coder-job.js";
 export { bodyWithoutCredentials, canonicalJson, credentialsOf, jobIdentity } from "./jobs/identity.js";
 export {
   type JobBody,

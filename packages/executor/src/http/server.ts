@@ -8,7 +8,7 @@ import { parseEgressTarget } from "../egress/egress-target.js";
 import { ExecutorRequestError } from "../errors.js";
 import { createInventoryMemo } from "../inventory/job-inventory.js";
 import { measurement, ServerMeasurements } from "../inventory/measurements.js";
-import { coderJob } from "../jobs/coder-job.js";
+import { agentJob } from "../jobs/agent-job.js";
 import { jobBodySchema, parseJobBody } from "../jobs/job-body.js";
 import { type JobState, jobStates } from "../jobs/job-record.js";
 import { createJobRegistry } from "../jobs/job-registry.js";
@@ -64,7 +64,7 @@ export function createExecutorServer(options: ExecutorServerOptions = {}): Execu
   const registry = createJobRegistry({
     directory: join(resolved.dataDirectory, "jobs"),
     maxConcurrentJobs: resolved.maxConcurrentJobs,
-    run: coderJob({
+    run: agentJob({
       modelFactory: options.modelFactory ?? defaultModelFactory,
       transcriptRoot: resolved.transcriptRoot,
       limits: resolved,

@@ -1,6 +1,6 @@
 import { readdir, readFile, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { retainedMarker } from "./coder-job.js";
+import { retainedMarker } from "./agent-job.js";
 import { isJobId } from "./job-id.js";
 
 /** What one sweep removed. */

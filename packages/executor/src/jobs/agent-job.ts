@@ -46,8 +46,8 @@ import { mergeSalvage, type SalvageOutcome } from "./salvage.js";
 /** The longest summary a result carries, in bytes. */
 export const maxSummaryBytes = 16_384;
 
-/** What the coder job needs from its server. */
-export interface CoderJobOptions {
+/** What the job runner needs from its server. */
+export interface AgentJobOptions {
   readonly modelFactory: ModelFactory;
   /** The server's knobs: watchdogs, guard limits (a body may raise those), command timeouts and heartbeats. */
   readonly limits: ExecutorKnobs;
@@ -93,15 +93,18 @@ function cutUtf8(text: string, bytes: number): string {
 }
 
 /**
- * The `coder` job, phase by phase: a shallow single-branch clone (the work branch's tip on a
- * resume) [clone]; the dependency install [install]; context files staged and an agent pass
- * [agent], then salvage [salvage]; the reproduction proof and its repair passes
- * [reproduction]; validation and its repair passes [validation]; the final push [push]. Every
+ * The server's job runner, by `work.kind`. A `coder` job, phase by phase: a shallow
+ * single-branch clone (the work branch's tip on a resume) [clone]; the dependency install
+ * [install]; the PR template resolved, context files staged and an agent pass [agent], then
+ * salvage [salvage]; the reproduction proof and its repair passes [reproduction]; validation
+ * and its repair passes [validation]; the final push [push]; the pull request [pr]. Every
  * repair pass is a fresh agent pass followed by salvage; pushes are checkpointed and
- * lease-guarded throughout. Resolves `{ result }` or `{ error }` with a scrubbed message; the
- * checkout and secrets never outlive the job.
+ * lease-guarded throughout. `bootstrap` starts from its reference (or nothing) and ends in a
+ * new history force-pushed to the target; `blueprint` ends in a commit of `blueprints/` only.
+ * Resolves `{ result }` or `{ error }` with a scrubbed message; the checkout and secrets never
+ * outlive the job.
  */
-export function coderJob(options: CoderJobOptions): JobRunner {
+export function agentJob(options: AgentJobOptions): JobRunner {
   return async (work: JobWork): Promise<JobOutcome> => {
     const body = work.body as JobBody;
     const mode = work.kind === "bootstrap" || work.kind === "blueprint" ? work.kind : "coder";
