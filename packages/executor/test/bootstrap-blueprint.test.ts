@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { ExecutorServer, ModelFactory } from "../src/index.js";
 import { inventoryHeading } from "../src/inventory/environment-inventory.js";
 import { buggyMath, command, fixedMath, patchMath, sampleRepository } from "./sample-project.ts";
-import { bareRepository, git, jobBody, osSandbox, send, startServer, tempDirPerTest } from "./support.ts";
+import { bareRepository, git, jobBody, osSandbox, send, settled, startServer, tempDirPerTest } from "./support.ts";
 
 const sandbox = osSandbox();
 const temp = tempDirPerTest("castellan-executor-bootstrap-");
@@ -43,13 +43,7 @@ async function submit(route: string, steps: readonly ScriptedStepSource[], body:
   const jobId = String(body.jobId);
   const posted = await send(port, "POST", route, { body: JSON.stringify(jobBody(body)) });
   expect(posted.status, posted.text).toBe(202);
-  const deadline = Date.now() + 150_000;
-  let view: any;
-  for (;;) {
-    view = (await send(port, "GET", `/jobs/${jobId}`)).json;
-    if (!["queued", "running"].includes(view.state) || Date.now() > deadline) break;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  const view = await settled(port, jobId, 150_000);
   return { view, model };
 }
 

@@ -8,7 +8,7 @@ import type { ExecutorServer, ModelFactory } from "../src/index.js";
 import { reportEnd, reportStart } from "../src/sentinels/report-region.js";
 import { fixtureToken, type GithubFixture, rateLimited, startGithubFixture } from "./github-fixture.ts";
 import { buggyMath, command, fixAndCommit, fixedMath, patchMath, sampleRepository } from "./sample-project.ts";
-import { git, jobBody, osSandbox, send, startServer, tempDirPerTest } from "./support.ts";
+import { git, jobBody, osSandbox, send, settled, startServer, tempDirPerTest } from "./support.ts";
 
 const sandbox = osSandbox();
 const temp = tempDirPerTest("castellan-executor-pr-");
@@ -49,13 +49,7 @@ async function runJob(
     ),
   });
   expect(posted.status, posted.text).toBe(202);
-  const deadline = Date.now() + 150_000;
-  let view: any;
-  for (;;) {
-    view = (await send(port, "GET", `/jobs/${jobId}`)).json;
-    if (!["queued", "running"].includes(view.state) || Date.now() > deadline) break;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  const view = await settled(port, jobId, 150_000);
   return { view, model, bare, logged, branch: `castellan/${jobId}` };
 }
 

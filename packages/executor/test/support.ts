@@ -205,8 +205,8 @@ export function followEvents(
 }
 
 /** Polls a job's view until it has settled (or 90 s passed); resolves with the last view. */
-export async function settled(port: number, jobId: string): Promise<any> {
-  const deadline = Date.now() + 90_000;
+export async function settled(port: number, jobId: string, timeoutMs = 90_000): Promise<any> {
+  const deadline = Date.now() + timeoutMs;
   for (;;) {
     const view = (await send(port, "GET", `/jobs/${jobId}`)).json;
     if (!["queued", "running"].includes(view.state) || Date.now() > deadline) return view;

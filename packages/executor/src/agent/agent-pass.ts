@@ -1,4 +1,3 @@
-import { pathToFileURL } from "node:url";
 import { type Capability, defineAgent, type RunEvent } from "@castellan/harness";
 import {
   createFileSessionStore,
@@ -10,12 +9,12 @@ import {
   type SandboxFilesystemPolicy,
   type SessionStore,
   type TaskPort,
-  workspace,
 } from "@castellan/node-runner";
 import type { ProbeRunner } from "../inventory/environment-inventory.js";
 import { sessionProbe } from "../inventory/session-probe.js";
 import type { JobProgress } from "../jobs/job-record.js";
 import type { Redactor } from "../redactor.js";
+import { jobWorkspace } from "./job-workspace.js";
 import type { BodyModel, ModelFactory, PassInfo } from "./model-factory.js";
 
 /** The model name an executor agent declares; each pass binds it with the job's model factory. */
@@ -110,16 +109,11 @@ export async function runAgentPass(
     ...(options.skills && options.skills.length > 0 ? { skills: [...options.skills] } : {}),
     capabilities: [
       ...(options.capabilities ?? []),
-      workspace({
-        root: pathToFileURL(`${options.checkout}/`),
-        sandbox: "os",
-        network: {
-          allowedDomains: [...(options.network?.allowedDomains ?? [])],
-          deniedDomains: [...(options.network?.deniedDomains ?? [])],
-          allowRequests: false,
-        },
-        commands: { environment: options.environment },
-        ...(options.filesystem ? { filesystem: options.filesystem } : {}),
+      jobWorkspace({
+        root: options.checkout,
+        network: options.network,
+        environment: options.environment,
+        filesystem: options.filesystem,
       }),
     ],
   });

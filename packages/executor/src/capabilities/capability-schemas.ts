@@ -8,6 +8,7 @@ import {
   SkillInvalidError,
 } from "@castellan/node-runner";
 import { z } from "zod";
+import { isAllowedUrl } from "../jobs/url-policy.js";
 
 /** Most skills one job body carries. */
 export const maxJobSkills = 16;
@@ -79,22 +80,9 @@ export function isSkillResourcePath(path: string): boolean {
     .every((segment) => segment !== "" && segment !== "." && segment !== ".." && Buffer.byteLength(segment) <= 255);
 }
 
-function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, "").toLowerCase();
-  return host === "localhost" || host === "::1" || /^127(\.\d{1,3}){3}$/.test(host);
-}
-
-/** True for an `https:` URL, or an `http:` one on loopback, without credentials in it. */
+/** True for an `https:` URL, or an `http:` one on loopback, without credentials in it (never `file:`). */
 export function isToolServerUrl(value: string): boolean {
-  let parsed: URL;
-  try {
-    parsed = new URL(value);
-  } catch {
-    return false;
-  }
-  if (parsed.username || parsed.password) return false;
-  if (parsed.protocol === "https:") return true;
-  return parsed.protocol === "http:" && isLoopbackHost(parsed.hostname);
+  return isAllowedUrl(value, false);
 }
 
 /** The decoded size of a resource's content. */

@@ -1,4 +1,3 @@
-import { pathToFileURL } from "node:url";
 import { defineAgent } from "@castellan/harness";
 import {
   createMemorySessionStore,
@@ -6,8 +5,8 @@ import {
   type EnvironmentPolicy,
   type SandboxFilesystemPolicy,
   type Session,
-  workspace,
 } from "@castellan/node-runner";
+import { jobWorkspace } from "../agent/job-workspace.js";
 
 /** Where a server command Session is rooted, and what its commands may reach. */
 export interface CommandSessionOptions {
@@ -36,19 +35,7 @@ export async function withCommandSession<Result>(
   const agent = defineAgent("executor.commands", {
     model: commandModel,
     instructions: "Server commands.",
-    capabilities: [
-      workspace({
-        root: pathToFileURL(`${options.root}/`),
-        sandbox: "os",
-        network: {
-          allowedDomains: [...(options.network?.allowedDomains ?? [])],
-          deniedDomains: [...(options.network?.deniedDomains ?? [])],
-          allowRequests: false,
-        },
-        commands: { environment: options.environment },
-        ...(options.filesystem ? { filesystem: options.filesystem } : {}),
-      }),
-    ],
+    capabilities: [jobWorkspace(options)],
   });
   const runner = await createNodeRunner({
     agent,

@@ -345,6 +345,13 @@ export function agentJob(options: AgentJobOptions): JobRunner {
       };
 
       await pass();
+      /** What every kind's result ends with: the agent's last answer, the install, the effort, the notes. */
+      const closing = () => ({
+        summary: cutUtf8(redactor.scrub(lastText), maxSummaryBytes),
+        ...(install ? { install } : {}),
+        ...(effort ? { effort } : {}),
+        ...(notes.length > 0 ? { notes } : {}),
+      });
 
       if (mode === "bootstrap") {
         await work.update({ phase: "push" });
@@ -358,15 +365,7 @@ export function agentJob(options: AgentJobOptions): JobRunner {
           message: `Bootstrap${body.reference ? " from the reference architecture" : ""} (Castellan executor, ${work.jobId})`,
           git,
         });
-        return {
-          result: redactor.scrubJson({
-            ...published,
-            summary: cutUtf8(redactor.scrub(lastText), maxSummaryBytes),
-            ...(install ? { install } : {}),
-            ...(effort ? { effort } : {}),
-            ...(notes.length > 0 ? { notes } : {}),
-          }) as unknown as JsonValue,
-        };
+        return { result: redactor.scrubJson({ ...published, ...closing() }) as unknown as JsonValue };
       }
       if (mode === "blueprint") {
         await work.update({ phase: "push" });
@@ -384,10 +383,7 @@ export function agentJob(options: AgentJobOptions): JobRunner {
             headSha: pushed.sha,
             tree: blueprint.tree,
             ignoredChanges: blueprint.ignoredChanges,
-            summary: cutUtf8(redactor.scrub(lastText), maxSummaryBytes),
-            ...(install ? { install } : {}),
-            ...(effort ? { effort } : {}),
-            ...(notes.length > 0 ? { notes } : {}),
+            ...closing(),
           }) as unknown as JsonValue,
         };
       }

@@ -4,6 +4,7 @@ import type { ExecutorKnobs } from "../config/knobs.js";
 import { contextImagesSchema } from "../context/context-images-schema.js";
 import { type ExecutorErrorField, ExecutorRequestError } from "../errors.js";
 import { jobIdPattern } from "./job-id.js";
+import { isAllowedUrl } from "./url-policy.js";
 
 /** The job kinds `POST /run` serves. */
 export const runKinds = ["coder"] as const;
@@ -34,31 +35,12 @@ const guardLimitNames = [
 
 const maxSystemPromptBytes = 262_144;
 
-function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, "").toLowerCase();
-  return host === "localhost" || host === "::1" || /^127(\.\d{1,3}){3}$/.test(host);
-}
-
 /** The schema of a coding job's body: strict at every level, URLs https (or http on loopback). */
 export function jobBodySchema(knobs: Pick<ExecutorKnobs, (typeof guardLimitNames)[number]>, allowFileRemotes: boolean) {
   const url = (label: string) =>
-    z.string().refine(
-      (value) => {
-        let parsed: URL;
-        try {
-          parsed = new URL(value);
-        } catch {
-          return false;
-        }
-        if (parsed.username || parsed.password) return false;
-        if (parsed.protocol === "https:") return true;
-        if (parsed.protocol === "http:") return isLoopbackHost(parsed.hostname);
-        return parsed.protocol === "file:" && allowFileRemotes;
-      },
-      {
-        message: `${label} must be an https: URL, or http: to a loopback address${allowFileRemotes ? ", or file:" : ""}, without credentials in it.`,
-      },
-    );
+    z.string().refine((value) => isAllowedUrl(value, allowFileRemotes), {
+      message: `${label} must be an https: URL, or http: to a loopback address${allowFileRemotes ? ", or file:" : ""}, without credentials in it.`,
+    });
   const credential = z.string().min(1).max(16_384);
   const branch = z
     .string()

@@ -1,0 +1,34 @@
+import { pathToFileURL } from "node:url";
+import { type EnvironmentPolicy, type SandboxFilesystemPolicy, workspace } from "@castellan/node-runner";
+
+/** What a job's workspace is rooted at and what its commands may reach. */
+export interface JobWorkspaceOptions {
+  /** The directory the workspace is rooted at: the checkout, a proof worktree, a probe's directory. */
+  readonly root: string;
+  /** The job's network rules; default none at all. */
+  readonly network?:
+    | { readonly allowedDomains?: readonly string[]; readonly deniedDomains?: readonly string[] }
+    | undefined;
+  readonly environment: EnvironmentPolicy;
+  /** Added to the workspace's filesystem policy (the server's own paths denied, the job's home writable). */
+  readonly filesystem?: SandboxFilesystemPolicy | undefined;
+}
+
+/**
+ * The workspace every Session of a job has, the agent's and the server's own alike: rooted at
+ * `root`, commands in the OS sandbox with exactly the job's network (no other requests
+ * allowed), environment and filesystem policies.
+ */
+export function jobWorkspace(options: JobWorkspaceOptions) {
+  return workspace({
+    root: pathToFileURL(`${options.root}/`),
+    sandbox: "os",
+    network: {
+      allowedDomains: [...(options.network?.allowedDomains ?? [])],
+      deniedDomains: [...(options.network?.deniedDomains ?? [])],
+      allowRequests: false,
+    },
+    commands: { environment: options.environment },
+    ...(options.filesystem ? { filesystem: options.filesystem } : {}),
+  });
+}
