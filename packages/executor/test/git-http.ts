@@ -1,6 +1,7 @@
 // A loopback git server for the executor's tests: `git http-backend` (the CGI git ships) behind
 // a Node HTTP server that wants basic auth whose password is the token. Every request is
 // logged with whether it carried the right credentials; receive-pack is on (REMOTE_USER set).
+// A test may hold an authorized request (a push's receive-pack POST) before it is served.
 import { spawn } from "node:child_process";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 
@@ -9,6 +10,15 @@ export interface GitHttpRequest {
   readonly method: string;
   readonly path: string;
   readonly authorized: boolean;
+}
+
+/** Options of `startGitHttpServer`. */
+export interface GitHttpOptions {
+  /**
+   * Called with each authorized request as it arrives (after it is logged); the request is
+   * served once what it returns settles (a rejection drops the connection). Default: served at once.
+   */
+  readonly hold?: (request: GitHttpRequest) => Promise<void> | void;
 }
 
 function authorized(request: IncomingMessage, token: string): boolean {
@@ -68,18 +78,29 @@ function serveCgi(root: string, request: IncomingMessage, response: ServerRespon
 export async function startGitHttpServer(
   root: string,
   token: string,
+  options: GitHttpOptions = {},
 ): Promise<{ readonly url: (name: string) => string; readonly requests: GitHttpRequest[]; close(): Promise<void> }> {
   const requests: GitHttpRequest[] = [];
   const server: Server = createServer((request, response) => {
     const ok = authorized(request, token);
-    requests.push({ method: request.method ?? "GET", path: request.url ?? "/", authorized: ok });
+    const logged: GitHttpRequest = { method: request.method ?? "GET", path: request.url ?? "/", authorized: ok };
+    requests.push(logged);
     if (!ok) {
       response.writeHead(401, { "www-authenticate": 'Basic realm="git"' });
       response.end();
       request.resume();
       return;
     }
-    serveCgi(root, request, response);
+    if (!options.hold) {
+      serveCgi(root, request, response);
+      return;
+    }
+    Promise.resolve()
+      .then(() => options.hold?.(logged))
+      .then(
+        () => (response.destroyed ? undefined : serveCgi(root, request, response)),
+        () => response.destroy(),
+      );
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as { port: number }).port;

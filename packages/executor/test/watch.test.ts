@@ -22,7 +22,10 @@ describe("the job watchdogs", () => {
     }
     expect(watch.failure?.code).toBe("watchdog-max-duration");
     expect(watch.signal.aborted).toBe(true);
-    expect(watch.signal.reason).toBe(watch.failure);
+    // The reason is an Error that says why in words, carrying the failure itself.
+    expect(watch.signal.reason).toBeInstanceOf(Error);
+    expect(watch.signal.reason).toMatchObject({ code: "watchdog-max-duration", failure: watch.failure });
+    expect(String(watch.signal.reason)).toContain("ceiling");
   });
 
   it("fail on inactivity, reset by any activity, with evidence", async () => {

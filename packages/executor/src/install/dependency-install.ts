@@ -1,4 +1,4 @@
-import { appendFile } from "node:fs/promises";
+import { appendFile, mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { Session } from "@castellan/node-runner";
 import { runServerCommand } from "../commands/server-command.js";
@@ -26,15 +26,28 @@ async function untrackedPaths(checkout: string, git: GitContext): Promise<Set<st
   return new Set(listed.split("\0").filter(Boolean));
 }
 
-/** A `.git/info/exclude` pattern matching exactly one path from the root (glob characters escaped). */
+/**
+ * A `.git/info/exclude` pattern matching exactly one path from the root: glob characters and
+ * trailing spaces (which git drops from a pattern) escaped. A line break cannot be written in a
+ * pattern at all, so there it matches any one character: that path, and at most a sibling or
+ * two whose names differ from it just there.
+ */
 function anchoredPattern(path: string): string {
-  return `/${path.replace(/[\\*?[\]!#]/g, (character) => `\\${character}`)}`;
+  const escaped = path
+    .replace(/[\\*?[\]!#]/g, (character) => `\\${character}`)
+    .replace(/[\r\n]/g, "?")
+    .replace(/ +$/, (spaces) => "\\ ".repeat(spaces.length));
+  return `/${escaped}`;
 }
+
+/** The scrub each outcome's output was scrubbed with, for {@link installNote}'s quote of the command. */
+const outcomeScrubs = new WeakMap<InstallOutcome, (text: string) => string>();
 
 /**
  * Runs the body's install command before the first pass: `/bin/sh -c <command>` at the checkout
  * root in the job's sandbox (its environment and network), bounded by `timeoutMs`, with a
- * heartbeat every `heartbeatMs` for the inactivity watchdog. Whatever it left untracked and not
+ * heartbeat every `heartbeatMs` (0: none) for the inactivity watchdog from the call to its end,
+ * the git listings before and after the command included. Whatever it left untracked and not
  * ignored is excluded from git before the agent starts. Never throws for the command's failure.
  */
 export async function runDependencyInstall(options: {
@@ -48,12 +61,19 @@ export async function runDependencyInstall(options: {
   readonly scrub: (text: string) => string;
   readonly signal: AbortSignal;
 }): Promise<InstallOutcome> {
+  const heartbeat = options.heartbeatMs > 0 ? setInterval(options.onHeartbeat, options.heartbeatMs) : undefined;
+  try {
+    return await install(options);
+  } finally {
+    if (heartbeat) clearInterval(heartbeat);
+  }
+}
+
+async function install(options: Parameters<typeof runDependencyInstall>[0]): Promise<InstallOutcome> {
   const before = await untrackedPaths(options.checkout, options.git);
   const result = await runServerCommand(options.session, {
     command: options.command,
     timeoutMs: options.timeoutMs,
-    heartbeatMs: options.heartbeatMs,
-    onHeartbeat: options.onHeartbeat,
     tailBytes: installTailBytes,
     scrub: options.scrub,
     signal: options.signal,
@@ -61,6 +81,7 @@ export async function runDependencyInstall(options: {
   options.signal.throwIfAborted();
   const excluded = [...(await untrackedPaths(options.checkout, options.git))].filter((path) => !before.has(path));
   if (excluded.length > 0) {
+    await mkdir(join(options.checkout, ".git", "info"), { recursive: true });
     await appendFile(
       join(options.checkout, ".git", "info", "exclude"),
       `\n# Castellan: created by the dependency install\n${excluded.map(anchoredPattern).join("\n")}\n`,
@@ -74,7 +95,7 @@ export async function runDependencyInstall(options: {
         : result.exitCode === 0
           ? "succeeded"
           : "failed";
-  return {
+  const outcome: InstallOutcome = {
     status,
     exitCode: result.exitCode,
     durationMs: result.durationMs,
@@ -82,11 +103,22 @@ export async function runDependencyInstall(options: {
     truncated: result.truncated,
     excluded,
   };
+  outcomeScrubs.set(outcome, options.scrub);
+  return outcome;
 }
 
-/** The install's note for every pass's instructions: what ran, how it ended, and its output's tail. */
-export function installNote(command: string, outcome: InstallOutcome | undefined): string {
+/**
+ * The install's note for every pass's instructions: what ran, how it ended, and its output's
+ * tail. The command is quoted scrubbed like the output: with `scrub`, else with the scrub the
+ * outcome's output was (an outcome of {@link runDependencyInstall}).
+ */
+export function installNote(
+  command: string,
+  outcome: InstallOutcome | undefined,
+  scrub?: (text: string) => string,
+): string {
   if (!outcome) return "";
+  const scrubbed = (scrub ?? outcomeScrubs.get(outcome) ?? ((text: string) => text))(command);
   const how = {
     succeeded: "succeeded",
     failed: `failed with exit code ${outcome.exitCode}`,
@@ -95,7 +127,7 @@ export function installNote(command: string, outcome: InstallOutcome | undefined
   }[outcome.status];
   const lines = [
     "## Dependency install",
-    `The server ran \`${command.replace(/`/g, "'")}\` at the checkout root before this pass; it ${how} in ${outcome.durationMs} ms.`,
+    `The server ran \`${scrubbed.replace(/`/g, "'")}\` at the checkout root before this pass; it ${how} in ${outcome.durationMs} ms.`,
   ];
   if (outcome.status !== "succeeded") {
     lines.push(
@@ -109,7 +141,7 @@ export function installNote(command: string, outcome: InstallOutcome | undefined
   }
   if (outcome.outputTail.trim() !== "") {
     lines.push(
-      `The last ${outcome.truncated ? "8 KiB " : ""}of its output:`,
+      outcome.truncated ? "The last 8 KiB of its output:" : "Its output:",
       "```text",
       outcome.outputTail.replace(/```/g, "'''").trimEnd(),
       "```",

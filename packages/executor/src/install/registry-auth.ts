@@ -28,10 +28,25 @@ function nerfDart(registry: string): string {
 }
 
 /**
+ * A key or value as npm's ini reader gives it back whole: as it is when it holds only
+ * characters the reader leaves alone, else JSON-quoted (the reader unquotes a `"..."` text with
+ * `JSON.parse`). Unquoted, a `;` or `#` would start a comment and end the text there, a line
+ * break would start a line (a setting) of its own, and outer spaces or quotes would be dropped.
+ */
+function iniText(text: string): string {
+  return /^[A-Za-z0-9@%+,./:=_~-]*$/.test(text) ? text : JSON.stringify(text);
+}
+
+/** The first line of an ini text that opens a section (`[name]`): every later setting belongs to it. */
+const sectionHeader = /^[ \t]*\[[^\]\r\n]*\][ \t]*\r?$/m;
+
+/**
  * Writes the job's own `.npmrc` (0600) into its home: the user's file as it is (never written
  * or removed), then each registry's scope line and token. The job's commands are pointed at it
  * by `npm_config_userconfig`; yarn does not read that variable (its own config is untouched).
- * Resolves with the file's path.
+ * The job's settings follow the user's top-level ones, so npm (which keeps the last of a
+ * repeated key) takes the job's, and precede the user's first `[section]`, which would
+ * otherwise take them in. Resolves with the file's path.
  */
 export async function writeJobNpmrc(options: {
   readonly home: string;
@@ -44,12 +59,16 @@ export async function writeJobNpmrc(options: {
     (bytes) => (bytes.length <= maxUserConfigBytes ? bytes.toString("utf8") : ""),
     () => "",
   );
-  const lines = [seeded.trimEnd(), "", "; Castellan: this job's package registries"];
+  const section = sectionHeader.exec(seeded);
+  const topLevel = section ? seeded.slice(0, section.index) : seeded;
+  const sections = section ? seeded.slice(section.index) : "";
+  const lines = [topLevel.trimEnd(), "", "; Castellan: this job's package registries"];
   for (const entry of options.registries) {
     const registry = entry.registry.endsWith("/") ? entry.registry : `${entry.registry}/`;
-    lines.push(entry.scope ? `${entry.scope}:registry=${registry}` : `registry=${registry}`);
-    lines.push(`${nerfDart(registry)}:_authToken=${entry.token}`);
+    lines.push(`${entry.scope ? `${entry.scope}:registry` : "registry"}=${iniText(registry)}`);
+    lines.push(`${iniText(`${nerfDart(registry)}:_authToken`)}=${iniText(entry.token)}`);
   }
+  if (sections !== "") lines.push("", sections.trimEnd());
   const path = join(options.home, ".npmrc");
   await writePrivateFileAtomically(path, `${lines.join("\n").trimStart()}\n`);
   return path;

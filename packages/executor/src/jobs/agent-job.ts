@@ -212,7 +212,9 @@ export function agentJob(options: AgentJobOptions): JobRunner {
         log({ kind: "job-install-ended", jobId: work.jobId, status: install.status, exitCode: install.exitCode });
         watch.activity();
       }
-      const installText = body.dependencyInstall ? installNote(body.dependencyInstall.command, install) : "";
+      const installText = body.dependencyInstall
+        ? installNote(body.dependencyInstall.command, install, (text) => redactor.scrub(text))
+        : "";
 
       // The PR template, only with a pull request: folded into every pass.
       const notes: string[] = [];

@@ -142,8 +142,8 @@ async function finalCheckpoint(context: PassContext): Promise<void> {
   const pusher = context.pusher as BranchPusher;
   const signal = AbortSignal.timeout(context.finalCheckpointMs);
   try {
-    await pusher.settled();
-    const result = await pusher.push(signal);
+    // A checkpoint, not a push: a job stopped before its first commit publishes no empty branch.
+    const result = await pusher.checkpoint(signal);
     context.log({ kind: "job-final-checkpoint", jobId: context.work.jobId, pushed: result.pushed, sha: result.sha });
   } catch (error) {
     context.log({

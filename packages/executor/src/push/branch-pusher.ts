@@ -20,12 +20,16 @@ const rejected = /\[rejected\]|\[remote rejected\]|stale info|non-fast-forward|f
  * `--force-with-lease=refs/heads/<branch>:<what this pass published>`, so the run's own amend
  * lands while anyone else's commits refuse it, but only while HEAD still contains the pass's
  * start tip: a rewrite below it goes without a lease, and git refuses it as a non-fast-forward.
- * A refused push is `branch-contended` (or `history-rewritten` when HEAD left the start tip).
+ * A refused push is `branch-contended` (or `history-rewritten` when HEAD left the start tip,
+ * whether or not the pass had pushed yet). Pushes run one at a time, each from the HEAD of its
+ * own start: one asked for while another runs waits for it, then publishes what is new.
  */
 export class BranchPusher {
   private passStart: string | undefined;
   private passPublished: string | undefined;
   private published: string | undefined;
+  /** Where the job's first pass started: the clone's tip, nothing this job made. */
+  private cloneTip: string | undefined;
   private inFlight: Promise<PushResult> | undefined;
   /** Every push this job made, in order (for the result's diagnostics and the tests). */
   readonly pushes: { readonly sha: string; readonly mode: "plain" | "lease"; readonly at: string }[] = [];
@@ -47,6 +51,7 @@ export class BranchPusher {
 
   /** A new pass starts from `startTip`: its first push is plain again. */
   passStarted(startTip: string): void {
+    this.cloneTip ??= startTip;
     this.passStart = startTip;
     this.passPublished = undefined;
   }
@@ -62,34 +67,57 @@ export class BranchPusher {
   }
 
   /**
-   * Pushes the tip when it is not published yet; one push at a time (a caller waits for the
-   * running one). `signal` replaces the job's (the last checkpoint of a stopped job has its own).
+   * Pushes the tip when it is not published yet. One push at a time: a caller that comes while
+   * one runs waits for it (whatever its outcome), then pushes the tip of its own time, so what
+   * was committed meanwhile is never taken for published. `signal` replaces the job's (the last
+   * checkpoint of a stopped job has its own).
    */
   push(signal?: AbortSignal): Promise<PushResult> {
-    const git = signal ? { ...this.options.git, signal } : this.options.git;
-    this.inFlight ??= this.pushOnce(git).finally(() => {
-      this.inFlight = undefined;
-    });
-    return this.inFlight;
+    return this.queue(signal, false);
   }
 
-  private async pushOnce(git: GitContext): Promise<PushResult> {
+  /**
+   * A checkpoint: `push`, except that the clone's own tip is not pushed while nothing is
+   * published (the agent has committed nothing yet, so there is nothing to keep).
+   */
+  checkpoint(signal?: AbortSignal): Promise<PushResult> {
+    return this.queue(signal, true);
+  }
+
+  private queue(signal: AbortSignal | undefined, checkpoint: boolean): Promise<PushResult> {
+    const git = signal ? { ...this.options.git, signal } : this.options.git;
+    const before = this.inFlight?.catch(() => undefined) ?? Promise.resolve();
+    const run: Promise<PushResult> = before
+      .then(() => this.pushOnce(git, checkpoint))
+      .finally(() => {
+        if (this.inFlight === run) this.inFlight = undefined;
+      });
+    this.inFlight = run;
+    return run;
+  }
+
+  private async pushOnce(git: GitContext, checkpoint: boolean): Promise<PushResult> {
     const { checkout, branch } = this.options;
     const head = (await runGit(["rev-parse", "HEAD"], checkout, git)).trim();
     if (head === this.published) return { pushed: false, sha: head };
-    let lease: string | undefined;
-    let belowStart = false;
-    if (this.passPublished !== undefined && this.passStart !== undefined) {
-      const containsStart = await runGit(["merge-base", "--is-ancestor", this.passStart, head], checkout, git).then(
-        () => true,
-        (error: unknown) => {
-          if (error instanceof GitCommandError && error.exitCode === 1) return false;
-          throw error;
-        },
-      );
-      if (containsStart) lease = `--force-with-lease=refs/heads/${branch}:${this.passPublished}`;
-      else belowStart = true;
-    }
+    if (checkpoint && this.published === undefined && head === this.cloneTip) return { pushed: false, sha: head };
+    // Whether HEAD still contains where the pass started: the lease's condition, and what a
+    // refused push is told apart by (also on the pass's first, plain push).
+    const containsStart =
+      this.passStart === undefined
+        ? true
+        : await runGit(["merge-base", "--is-ancestor", this.passStart, head], checkout, git).then(
+            () => true,
+            (error: unknown) => {
+              if (error instanceof GitCommandError && error.exitCode === 1) return false;
+              throw error;
+            },
+          );
+    const lease =
+      this.passPublished !== undefined && containsStart
+        ? `--force-with-lease=refs/heads/${branch}:${this.passPublished}`
+        : undefined;
+    const belowStart = !containsStart;
     try {
       await runGit(
         ["push", "--no-verify", ...(lease ? [lease] : []), "origin", `${head}:refs/heads/${branch}`],
@@ -123,9 +151,10 @@ export class BranchPusher {
 
 /**
  * Checkpoints during an agent pass: every `intervalMs`, the tip is pushed when it is not
- * published yet (a loss window, not a rate: a tick whose tip is published does nothing, and a
- * tick while a push runs is skipped). A push that is refused goes to `onFailure` (the job fails
- * with its code); another error is logged by `onError` and the next tick tries again.
+ * published yet (a loss window, not a rate: a tick whose tip is published does nothing, nor one
+ * before the job's first commit, and a tick while a push runs is skipped). A push that is
+ * refused goes to `onFailure` (the job fails with its code); another error is logged by
+ * `onError` and the next tick tries again.
  */
 export function startCheckpoints(
   pusher: BranchPusher,
@@ -137,7 +166,7 @@ export function startCheckpoints(
     if (running) return;
     running = true;
     pusher
-      .push()
+      .checkpoint()
       .catch((error: unknown) => (error instanceof JobFailure ? handlers.onFailure(error) : handlers.onError(error)))
       .finally(() => {
         running = false;

@@ -1,4 +1,5 @@
 import type { JsonValue } from "@castellan/harness";
+import { JobFailure } from "../jobs/job-failure.js";
 
 /** The watchdog and guard settings a job runs under. */
 export interface WatchLimits {
@@ -19,7 +20,7 @@ export interface WatchFailure {
 
 /** The watchdogs of one job, from its start (the queue excluded). */
 export interface JobWatch {
-  /** Aborted when a watchdog or the guard stops the job; its reason is the failure. */
+  /** Aborted when a watchdog or the guard stops the job; its reason is a `JobFailure` of the failure (`failure` on it too). */
   readonly signal: AbortSignal;
   readonly failure: WatchFailure | undefined;
   /** Any Run event, command output or heartbeat. */
@@ -74,7 +75,8 @@ export function createJobWatch(
     if (failure) return;
     failure = { code, message, evidence: evidence(extra) };
     dispose();
-    controller.abort(failure);
+    // An Error, so what reads the reason (a tool cut short, a Run's ending) says why in words.
+    controller.abort(Object.assign(new JobFailure(code, message, failure.evidence), { failure }));
   }
 
   const ceiling = setTimeout(
