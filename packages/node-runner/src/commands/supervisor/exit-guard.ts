@@ -2,11 +2,14 @@
 // process, SIGKILLed when it exits. An `exit` listener can only do synchronous work, so there
 // is no grace and no waiting; the kernel finishes the job. A host killed outright (SIGKILL, a
 // crash) or ended by a signal it does not handle runs no `exit` listener and leaves them.
+import { escapedGroupsSync } from "./process-group.js";
 
 const liveGroups = new Set<number>();
 
 function killLiveGroups(): void {
-  for (const groupId of liveGroups) {
+  // What left a group (a sandbox's own session) is listed first: killed, its members leave it orphaned.
+  const groups = [...liveGroups].flatMap((groupId) => [groupId, ...escapedGroupsSync(groupId)]);
+  for (const groupId of groups) {
     try {
       process.kill(-groupId, "SIGKILL");
     } catch {

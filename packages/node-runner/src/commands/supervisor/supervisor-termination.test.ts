@@ -75,6 +75,20 @@ describe("ending a command", () => {
     expect(await supervisor.stop(commandId)).toBe(result);
   });
 
+  it("ends what left the command's group for a session of its own, as bubblewrap's --new-session does", async () => {
+    const supervisor = supervisorFor({ killGraceMs: 200 });
+    const marker = uniqueMarker();
+    // A child in a new session with a child of its own: the parent dying must not leave them.
+    const escaped = `setsid sh -c 'sleep ${marker} & echo $!; wait' & wait`;
+    const { commandId } = await supervisor.spawn(shellCommand("s1", escaped, { lifetime: "session" }));
+    const pids = printedPids(await readStdoutUntil(supervisor, commandId, pidCount(1)));
+    expect(await stillRunning(pids)).toEqual(pids);
+    expect((await processesWithMarker(marker)).length).toBeGreaterThan(0);
+    await supervisor.stop(commandId);
+    expect(await stillRunning(pids)).toEqual([]);
+    expect(await processesWithMarker(marker)).toEqual([]);
+  });
+
   it("ends the jobs a command left running when it exits by itself", async () => {
     const supervisor = supervisorFor();
     const marker = uniqueMarker();

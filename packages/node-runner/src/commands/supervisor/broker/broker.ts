@@ -6,6 +6,7 @@
 import { spawn } from "node:child_process";
 import { connect, type Socket } from "node:net";
 import { setPriority } from "node:os";
+import { escapedGroupsSync } from "../process-group.js";
 import { type BrokerEvent, type BrokerSpawnMessage, outputHeader } from "./protocol.js";
 
 const stdioPath = process.argv[2];
@@ -88,7 +89,8 @@ process.on("message", (message: BrokerSpawnMessage) => {
 
 // The host is gone (it exited, or was killed outright): nothing it started outlives it.
 process.on("disconnect", () => {
-  for (const group of live) {
+  // What left a group (a sandbox's own session) is listed first: killed, its members leave it orphaned.
+  for (const group of [...live].flatMap((leader) => [leader, ...escapedGroupsSync(leader)])) {
     try {
       process.kill(-group, "SIGKILL");
     } catch {}
