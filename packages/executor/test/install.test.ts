@@ -13,10 +13,10 @@ import type { AddressInfo } from "node:net";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { ModelRequest } from "@castellan/harness";
-import { type ScriptedStepSource, scriptedModel } from "@castellan/models/testing";
+import type { ScriptedStepSource } from "@castellan/models/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { withCommandSession } from "../src/commands/command-session.js";
-import type { ExecutorServerOptions, ModelFactory } from "../src/index.js";
+import type { ExecutorServerOptions } from "../src/index.js";
 import {
   type InstallOutcome,
   installNote,
@@ -27,8 +27,9 @@ import { userNpmrcPath, writeJobNpmrc } from "../src/install/registry-auth.js";
 import { jobEnvironmentPolicy } from "../src/jobs/job-environment.js";
 import { createRedactor } from "../src/redactor.js";
 import { createJobWatch } from "../src/watch/job-watch.js";
-import { command, fixAndCommit, sampleRepository } from "./sample-project.ts";
-import { followEvents, git, jobBody, osSandbox, type SseEvent, send, startServer, tempDirPerTest } from "./support.ts";
+import { runSampleJob, type SampleJobRun } from "./sample-job.ts";
+import { command, fixAndCommit } from "./sample-project.ts";
+import { git, osSandbox, startServer, tempDirPerTest } from "./support.ts";
 
 const sandbox = osSandbox();
 const temp = tempDirPerTest("castellan-executor-install-");
@@ -374,14 +375,7 @@ describe.skipIf(!sandbox.available)(`the dependency install in a command Session
 // ---------------------------------------------------------------------------------------------
 // Through the server.
 
-interface JobRun {
-  readonly view: any;
-  readonly events: SseEvent[];
-  readonly logged: unknown[];
-  readonly requests: readonly ModelRequest[];
-  readonly bare: string;
-  readonly branch: string;
-  readonly directory: string;
+interface JobRun extends SampleJobRun {
   readonly options: { readonly dependencyInstallTimeoutMs: number };
 }
 
@@ -391,35 +385,13 @@ async function runJob(options: {
   readonly server?: ExecutorServerOptions;
   readonly files?: Readonly<Record<string, string>>;
 }): Promise<JobRun> {
-  const bare = await sampleRepository(temp.path, options.files);
-  const model = scriptedModel(options.steps ?? fixAndCommit());
-  const factory: ModelFactory = () => model;
-  const started = await startServer({ allowFileRemotes: true, modelFactory: factory, ...options.server });
-  cleanups.push(() => started.server.close());
-  const jobId = String(options.body.jobId ?? "job-1");
-  const posted = await send(started.port, "POST", "/run", {
-    body: JSON.stringify(jobBody({ jobId, repo: { url: `file://${bare}`, baseBranch: "main" }, ...options.body })),
+  const run = await runSampleJob({
+    ...options,
+    base: temp.path,
+    steps: options.steps ?? fixAndCommit(),
+    started: (server) => cleanups.push(() => server.close()),
   });
-  expect(posted.status, posted.text).toBe(202);
-  const following = followEvents(started.port, jobId);
-  const deadline = Date.now() + 150_000;
-  let view: any;
-  for (;;) {
-    view = (await send(started.port, "GET", `/jobs/${jobId}`)).json;
-    if (!["queued", "running"].includes(view.state) || Date.now() > deadline) break;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  const { events } = await following;
-  return {
-    view,
-    events,
-    logged: started.logged,
-    requests: model.requests,
-    bare,
-    branch: `castellan/${jobId}`,
-    directory: started.directory,
-    options: started.server.options,
-  };
+  return { ...run, options: run.server.options };
 }
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");

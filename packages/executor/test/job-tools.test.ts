@@ -9,11 +9,12 @@ import { readdir, readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import type { ModelRequest } from "@castellan/harness";
-import { type ScriptedStepSource, scriptedModel } from "@castellan/models/testing";
+import type { ScriptedStepSource } from "@castellan/models/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import type { ExecutorServerOptions, ModelFactory } from "../src/index.js";
-import { command, fixAndCommit, sampleRepository } from "./sample-project.ts";
-import { followEvents, git, jobBody, osSandbox, type SseEvent, send, startServer, tempDirPerTest } from "./support.ts";
+import type { ExecutorServerOptions } from "../src/index.js";
+import { runSampleJob, type SampleJobRun } from "./sample-job.ts";
+import { command, fixAndCommit } from "./sample-project.ts";
+import { git, jobBody, osSandbox, send, startServer, tempDirPerTest } from "./support.ts";
 
 const sandbox = osSandbox();
 const temp = tempDirPerTest("castellan-executor-job-tools-");
@@ -35,13 +36,7 @@ const skillText = (name: string, description: string, body: string) =>
   `---\nname: ${name}\ndescription: ${description}\n---\n${body}`;
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 
-interface JobRun {
-  readonly view: any;
-  readonly events: SseEvent[];
-  readonly logged: unknown[];
-  readonly requests: readonly ModelRequest[];
-  readonly bare: string;
-  readonly branch: string;
+interface JobRun extends SampleJobRun {
   /** Every file the server left under its directories (records, transcripts), read whole. */
   readonly stored: () => Promise<string>;
 }
@@ -52,42 +47,20 @@ async function runJob(options: {
   readonly server?: ExecutorServerOptions;
   readonly files?: Readonly<Record<string, string>>;
 }): Promise<JobRun> {
-  const bare = await sampleRepository(temp.path, options.files);
-  const model = scriptedModel(options.steps);
-  const factory: ModelFactory = () => model;
-  const started = await startServer({ allowFileRemotes: true, modelFactory: factory, ...options.server });
-  cleanups.push(() => started.server.close());
-  const jobId = String(options.body.jobId ?? "job-1");
-  const posted = await send(started.port, "POST", "/run", {
-    body: JSON.stringify(jobBody({ jobId, repo: { url: `file://${bare}`, baseBranch: "main" }, ...options.body })),
+  const run = await runSampleJob({
+    ...options,
+    base: temp.path,
+    started: (server) => cleanups.push(() => server.close()),
   });
-  expect(posted.status, posted.text).toBe(202);
-  const following = followEvents(started.port, jobId);
-  const deadline = Date.now() + 150_000;
-  let view: any;
-  for (;;) {
-    view = (await send(started.port, "GET", `/jobs/${jobId}`)).json;
-    if (!["queued", "running"].includes(view.state) || Date.now() > deadline) break;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  const { events } = await following;
   const stored = async () => {
     const texts: string[] = [];
-    for (const entry of await readdir(started.directory, { recursive: true, withFileTypes: true })) {
+    for (const entry of await readdir(run.directory, { recursive: true, withFileTypes: true })) {
       if (!entry.isFile()) continue;
       texts.push(await readFile(join(entry.parentPath, entry.name), "utf8").catch(() => ""));
     }
     return texts.join("\n");
   };
-  return {
-    view,
-    events,
-    logged: started.logged,
-    requests: model.requests,
-    bare,
-    branch: `castellan/${jobId}`,
-    stored,
-  };
+  return { ...run, stored };
 }
 
 /** The text a tool call returned, from the request after it. */
