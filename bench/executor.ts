@@ -1,8 +1,9 @@
 // `npm run bench:executor [-- --jobs N --turns T --turn-ms MS --idle-seconds S]`: one executor
 // server running 50 concurrent scripted coding jobs (clone a local bare repository, 20 turns of
 // 100 ms alternating a sandboxed `true` and an edit, commit and push), a poller per job at
-// 4 Hz; beside the same pollers on the idle server polling one finished job. Prints poll
-// latency p50/p99 under load and idle with their ratio, the event-loop delay p99, and the
+// 4 Hz; beside the same pollers on the idle server polling one finished job, and, during the
+// load, a floor (a process answering a constant view, polled the same way). Prints poll
+// latency p50/p99 under load, idle and at the floor with the ratios, the event-loop delay p99, and the
 // server's RSS (its sandbox worker processes and spawn broker included) idle, at its peak and
 // per job. Targets: p99 under load at most 5x idle and under
 // 50 ms. Needs bwrap, socat and rg; stops by itself within 10 minutes. Targets are informational.

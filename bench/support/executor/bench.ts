@@ -3,7 +3,7 @@
 // commit and push), a poller per job at 4 Hz in a separate process; beside the same pollers on
 // the idle server polling one finished job. Poll latency, event-loop delay and the server's RSS
 // (this process plus its sandbox worker processes and spawn broker).
-import { execFile, spawn } from "node:child_process";
+import { execFile, fork, spawn } from "node:child_process";
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,6 +16,7 @@ import { pacedModel } from "./paced-model.ts";
 
 const exec = promisify(execFile);
 const pollerEntry = fileURLToPath(new URL("./poller.ts", import.meta.url));
+const floorEntry = fileURLToPath(new URL("./floor-server.ts", import.meta.url));
 const token = "bench-token-0123456789abcdef-0123456789";
 
 /** The bench's size. */
@@ -60,6 +61,11 @@ export interface ExecutorBenchReport {
   readonly loadMs: number;
   readonly idle: Percentiles & { readonly polls: number; readonly errors: number };
   readonly load: Percentiles & { readonly polls: number; readonly errors: number };
+  /**
+   * The floor: a process that only answers a constant view, polled by as many pollers during the
+   * same load. What the machine itself allows a poll while the jobs run.
+   */
+  readonly floor: Percentiles & { readonly polls: number; readonly errors: number };
   /** The server loop's delay p99 under load, ms. */
   readonly eventLoopDelayP99Ms: number;
   readonly rss: { readonly idle: number; readonly peak: number; readonly perJob: number };
@@ -87,16 +93,23 @@ async function repositories(directory: string, count: number): Promise<string[]>
   return bares;
 }
 
-/** Runs the pollers' process; resolves with their latencies. */
-function runPollers(
+interface Pollers {
+  /** Their latencies, once every poller stopped. */
+  readonly done: Promise<{ latencies: number[]; errors: number }>;
+  /** Stops every poller after its current poll (SIGTERM). */
+  stop(): void;
+}
+
+/** Starts the pollers' process. */
+function startPollers(
   settings: { port: number; targets: readonly string[]; durationMs: number; untilSettled: boolean },
   signal: AbortSignal,
-): Promise<{ latencies: number[]; errors: number }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [pollerEntry, JSON.stringify({ ...settings, token, intervalMs: 250 })], {
-      stdio: ["ignore", "pipe", "pipe"],
-      signal,
-    });
+): Pollers {
+  const child = spawn(process.execPath, [pollerEntry, JSON.stringify({ ...settings, token, intervalMs: 250 })], {
+    stdio: ["ignore", "pipe", "pipe"],
+    signal,
+  });
+  const done = new Promise<{ latencies: number[]; errors: number }>((resolve, reject) => {
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
@@ -109,6 +122,20 @@ function runPollers(
     child.once("close", (code) => {
       if (code !== 0) return reject(new Error(`The pollers exited ${code}: ${stderr.trim()}`));
       resolve(JSON.parse(stdout.trim()));
+    });
+  });
+  return { done, stop: () => child.kill("SIGTERM") };
+}
+
+/** Starts the floor server (see floor-server.ts); resolves with its port and a way to stop it (idempotent). */
+function startFloorServer(signal: AbortSignal): Promise<{ port: number; stop(): void }> {
+  return new Promise((resolve, reject) => {
+    const child = fork(floorEntry, [], { stdio: ["ignore", "ignore", "ignore", "ipc"], signal });
+    child.once("error", reject);
+    child.once("exit", (code) => reject(new Error(`The floor server exited ${code} before it listened.`)));
+    child.once("message", (port: number) => {
+      child.removeAllListeners("exit");
+      resolve({ port, stop: () => child.connected && child.disconnect() });
     });
   });
 }
@@ -199,7 +226,7 @@ export async function runExecutorBench(options: ExecutorBenchOptions): Promise<E
     await wait(async () => !live.has((await states(port)).get("finished") ?? "missing"));
     globalThis.gc?.();
     const idleRss = await serverRss();
-    const idle = await runPollers(
+    const idle = await startPollers(
       {
         port,
         targets: Array.from({ length: options.jobs }, () => "finished"),
@@ -207,7 +234,8 @@ export async function runExecutorBench(options: ExecutorBenchOptions): Promise<E
         untilSettled: false,
       },
       limit,
-    );
+    ).done;
+    const floorServer = await startFloorServer(limit);
 
     // The loaded side: every job at once, each with its poller.
     options.progress?.(`${options.jobs} jobs of ${options.turns} turns, each polled at 4 Hz`);
@@ -228,10 +256,14 @@ export async function runExecutorBench(options: ExecutorBenchOptions): Promise<E
     let loadMs = 0;
     let load: { latencies: number[]; errors: number };
     let final = new Map<string, string>();
+    const floorPollers = startPollers(
+      { port: floorServer.port, targets: ids, durationMs: options.limitMs, untilSettled: false },
+      limit,
+    );
     try {
       await Promise.all(ids.map((jobId, index) => post(port, jobBody(jobId, bares[index] as string))));
       [load] = await Promise.all([
-        runPollers({ port, targets: ids, durationMs: options.limitMs, untilSettled: true }, limit),
+        startPollers({ port, targets: ids, durationMs: options.limitMs, untilSettled: true }, limit).done,
         wait(async () => {
           final = await states(port);
           const done = ids.every((jobId) => !live.has(final.get(jobId) ?? "missing"));
@@ -242,7 +274,12 @@ export async function runExecutorBench(options: ExecutorBenchOptions): Promise<E
     } finally {
       clearInterval(sampler);
       delay.disable();
+      // The floor's pollers stop after their current poll; the floor server goes once they have.
+      floorPollers.stop();
+      await floorPollers.done.catch(() => undefined);
+      floorServer.stop();
     }
+    const floor = await floorPollers.done;
     const succeeded = ids.filter((jobId) => final.get(jobId) === "succeeded").length;
     const failures: { jobId: string; state: string; code?: string; message?: string }[] = [];
     for (const jobId of ids.filter((id) => final.get(id) !== "succeeded")) {
@@ -261,6 +298,7 @@ export async function runExecutorBench(options: ExecutorBenchOptions): Promise<E
       loadMs,
       idle: { ...percentiles(idle.latencies), polls: idle.latencies.length, errors: idle.errors },
       load: { ...percentiles(load.latencies), polls: load.latencies.length, errors: load.errors },
+      floor: { ...percentiles(floor.latencies), polls: floor.latencies.length, errors: floor.errors },
       eventLoopDelayP99Ms: delay.percentile(99) / 1e6,
       rss: { idle: idleRss, peak: peakRss, perJob: Math.max(0, peakRss - idleRss) / options.jobs },
     };
@@ -285,10 +323,12 @@ export function formatExecutorBenchReport(report: ExecutorBenchReport): string {
     ),
     `  poll latency, idle server   p50 ${ms(report.idle.p50).padStart(10)}  p99 ${ms(report.idle.p99).padStart(10)}  (${report.idle.polls} polls, ${report.idle.errors} errors; baseline)`,
     `  poll latency, under load    p50 ${ms(report.load.p50).padStart(10)}  p99 ${ms(report.load.p99).padStart(10)}  (${report.load.polls} polls, ${report.load.errors} errors)`,
+    `  poll latency, floor         p50 ${ms(report.floor.p50).padStart(10)}  p99 ${ms(report.floor.p99).padStart(10)}  (${report.floor.polls} polls, ${report.floor.errors} errors; a process answering a constant view, same load)`,
     `  event-loop delay p99        ${ms(report.eventLoopDelayP99Ms)}`,
     `  server RSS                  idle ${mib(report.rss.idle)}, peak ${mib(report.rss.peak)}, per job ${mib(report.rss.perJob)}`,
     `  poll p99 under load / idle  ${ratio.toFixed(2)}x  (<= 5) ${verdict(ratio <= 5)}`,
     `  poll p99 under load         ${ms(report.load.p99)}  (< 50 ms) ${verdict(report.load.p99 < 50)}`,
+    `  floor p99 under load / idle ${(report.floor.p99 / report.idle.p99).toFixed(2)}x  (what the machine leaves of the 5x)`,
     "",
   ].join("\n");
 }

@@ -1,7 +1,7 @@
 // The executor bench's pollers, in a process of their own so their latencies are the server's
 // and not this loop's: one poller per target job, each a GET /jobs/{id} every `intervalMs`
-// (from the start of the previous one). A poller stops at `durationMs`, or, with `untilSettled`,
-// once its job's view is terminal. Reads its settings as JSON from argv[2]; prints
+// (from the start of the previous one). A poller stops at `durationMs`, on SIGTERM, or, with
+// `untilSettled`, once its job's view is terminal. Reads its settings as JSON from argv[2]; prints
 // `{ latencies, errors }` as one JSON line when all have stopped.
 import { Agent, request } from "node:http";
 
@@ -49,11 +49,15 @@ function poll(jobId: string): Promise<{ ms: number; state: string | undefined }>
 const latencies: number[] = [];
 let errors = 0;
 const deadline = performance.now() + settings.durationMs;
+let stopped = false;
+process.once("SIGTERM", () => {
+  stopped = true;
+});
 
 async function poller(jobId: string, offset: number): Promise<void> {
   // Spread the first polls over one interval, as independent clients would be.
   await new Promise((resolve) => setTimeout(resolve, offset));
-  while (performance.now() < deadline) {
+  while (!stopped && performance.now() < deadline) {
     const started = performance.now();
     try {
       const { ms, state } = await poll(jobId);
