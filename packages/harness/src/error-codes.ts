@@ -128,6 +128,12 @@ export const castellanErrorCodes = [
   "executor_job_conflict",
   "executor_queue_full",
   "executor_shutting_down",
+  // The existing Chrome connection (@castellan/connectors/browser)
+  "existing_chrome_endpoint_refused",
+  "existing_chrome_debugging_off",
+  "existing_chrome_unreachable",
+  "existing_chrome_tab_refused",
+  "existing_chrome_closed",
   // The test kit
   "script_exhausted",
 ] as const;

@@ -30,8 +30,9 @@ function thrownCodes(text: string): string[] {
   const codes: string[] = [];
   const patterns = [
     /\bsuper\(\s*"([a-z]+(?:_[a-z0-9]+)+)"/g,
-    // A ToolInputError's code is the tool's own, for the model (docs/workspace-tools.md), not a Castellan code.
-    /\bnew (?!ToolInputError\b)[A-Z]\w*Error\(\s*"([a-z]+(?:_[a-z0-9]+)*)"/g,
+    // A ToolInputError's code is the tool's own, for the model (docs/workspace-tools.md), not a Castellan
+    // code; so are a BrowserToolError's (a ToolInputError of the browser tools).
+    /\bnew (?!ToolInputError\b|BrowserToolError\b)[A-Z]\w*Error\(\s*"([a-z]+(?:_[a-z0-9]+)*)"/g,
     /\bCastellanError\(\s*"([a-z]+(?:_[a-z0-9]+)*)"/g,
     /\bcode: ("[a-z0-9_]+"(?:\s*\|\s*"[a-z0-9_]+")+)/g,
   ];

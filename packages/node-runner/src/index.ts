@@ -9,6 +9,7 @@ export type {
   SandboxLease,
   SandboxOpenOptions,
 } from "@castellan/harness";
+export * from "./browser/index.js";
 export {
   InstructionsFileError,
   type InstructionsFileErrorCode,

@@ -210,7 +210,7 @@ describe("workspace()", () => {
     await drain(omittedSession.run("hi"));
     expect(systemOf(omitted.model.requests[0])).not.toContain("## workspace");
     await expect(
-      createNodeRunner({ agent: omitted.agent, builtinPrompts: { browser: "x" } as never }),
+      createNodeRunner({ agent: omitted.agent, builtinPrompts: { nope: "x" } as never }),
     ).rejects.toMatchObject({
       code: "invalid_options",
     });

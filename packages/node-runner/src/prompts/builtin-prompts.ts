@@ -11,9 +11,11 @@ import { InvalidOptionsError } from "../errors.js";
 export interface BuiltinPromptOverrides {
   /** The `workspace` section of `workspace()`: how to use its file and command tools. */
   readonly workspace?: string;
+  /** The `browser` section of the browser capability: how to use the ten browser tools. */
+  readonly browser?: string;
 }
 
-const keys: readonly (keyof BuiltinPromptOverrides)[] = ["workspace"];
+const keys: readonly (keyof BuiltinPromptOverrides)[] = ["workspace", "browser"];
 
 // Built-in sections are recognised by their text function, which a frozen capability keeps as
 // it was given (the section objects themselves are copied when the capability is declared).
