@@ -24,8 +24,11 @@ function text(value: AXValue | undefined): string | undefined {
 /**
  * The focused element of the page's main document as Chromium's native accessibility tree has
  * it (date segments and calendar buttons included), read over a CDP session opened for this
- * read and detached after it, also on timeout and when the attach completes late. Null when no
- * element but the document itself is focused.
+ * read and detached after it, also on timeout and when the attach completes late. Only the
+ * DOM-focused element's accessibility subtree is computed (`Accessibility.queryAXTree`), not
+ * the page's whole tree: the native focus (a date segment) lies inside it, and on a page of a
+ * few hundred elements the whole tree costs more than the page's snapshot. Null when no element
+ * but the document itself is focused.
  */
 export async function readFocusedElement(
   context: BrowserContext,
@@ -40,9 +43,18 @@ export async function readFocusedElement(
   let session: CDPSession | undefined;
   try {
     session = await Promise.race([attaching, timeout]);
-    const { nodes } = (await Promise.race([session.send("Accessibility.getFullAXTree"), timeout])) as {
-      nodes: AXNode[];
-    };
+    // A fixed internal read, never model input: the element the DOM says has focus.
+    const { result } = (await Promise.race([
+      session.send("Runtime.evaluate", {
+        expression: "document.activeElement === document.body ? null : document.activeElement",
+      }),
+      timeout,
+    ])) as { result: { objectId?: string } };
+    if (result.objectId === undefined) return null;
+    const { nodes } = (await Promise.race([
+      session.send("Accessibility.queryAXTree", { objectId: result.objectId }),
+      timeout,
+    ])) as { nodes: AXNode[] };
     let focused: AXNode | undefined;
     for (const node of nodes) {
       if (!node.ignored && isFocused(node) && text(node.role) !== "RootWebArea") focused = node;

@@ -142,15 +142,17 @@ export class ManagedBrowserSession implements BrowserSession {
 
   async #observe(tab: ManagedTab, signal: AbortSignal): Promise<BrowserObservation> {
     try {
+      // The viewport and title touch no ref map: read beside the focus read and the snapshot.
+      const side = Promise.all([this.#viewport(tab), tab.page.title()]);
+      side.catch(() => {});
       // Focus first: the AI snapshot replaces the frame's ref map, the focus read does not touch it.
       const focusedElement = await readFocusedElement(
         this.#browser.context,
         tab.page,
         this.#config.actionTimeoutMs,
       ).catch(() => null);
-      const viewport = await this.#viewport(tab);
       const snapshot = await takeAiSnapshot(tab.page, { timeout: this.#config.actionTimeoutMs, signal });
-      const title = await tab.page.title();
+      const [viewport, title] = await side;
       tab.title = title;
       return {
         url: tab.page.url(),
