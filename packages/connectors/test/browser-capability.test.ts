@@ -1,5 +1,5 @@
 import type { ModelRequest } from "@castellan/harness";
-import { DeclarationError, textOf } from "@castellan/harness";
+import { DeclarationError, defineCapability, textOf } from "@castellan/harness";
 import { browserToolNames } from "@castellan/node-runner";
 import { PNG } from "pngjs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -142,6 +142,28 @@ describe("browser({ mode: 'managed' }) in a Session", () => {
       await runToEnd(session);
       expect(lastToolText(model.requests.at(-1))).toContain("size 1280x720");
       expect(chromiumChildren()).toEqual(pids);
+      await session.close();
+      expect(chromiumChildren().filter((pid) => pids.includes(pid))).toEqual([]);
+    } finally {
+      await runner.close();
+      await capability.close();
+    }
+  });
+
+  it("ends the Session's browser through its resource lease alone, without the sessionEnd hook", async () => {
+    const capability = managed();
+    // The same capability without its hook: only the lease's release can end the browser.
+    const leaseOnly = defineCapability({ ...capability, hooks: {} });
+    const { runner } = await capabilityRunner(leaseOnly, [
+      call("browser_navigate", { url: `${a.origin}/page` }),
+      { text: "opened" },
+    ]);
+    try {
+      const before = new Set(chromiumChildren());
+      const session = await runner.createSession();
+      await runToEnd(session);
+      const pids = chromiumChildren().filter((pid) => !before.has(pid));
+      expect(pids.length).toBeGreaterThan(0);
       await session.close();
       expect(chromiumChildren().filter((pid) => pids.includes(pid))).toEqual([]);
     } finally {

@@ -85,7 +85,12 @@ describe("the job registry", () => {
     runner.settle("a", { result: { branch: "castellan/a", summary: "done" } });
     await until(() => registry.view("a").state === "succeeded");
     const file = join(temp.path, "jobs", "a", "job.json");
-    const saved = await readFile(file, "utf8");
+    // The record in memory changes at once; its file is replaced by a write that follows.
+    let saved = await readFile(file, "utf8");
+    for (let attempt = 0; attempt < 400 && JSON.parse(saved).state !== "succeeded"; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      saved = await readFile(file, "utf8");
+    }
     expect(saved).not.toContain("model-token-1");
     expect(saved).not.toContain("repo-token-1");
     expect(JSON.parse(saved)).toMatchObject({

@@ -1,7 +1,6 @@
-import { defineAgent, type JsonValue, type ModelRequest, textOf } from "@castellan/harness";
+import { type Capability, defineAgent, type JsonValue, type ModelRequest, textOf } from "@castellan/harness";
 import { type ScriptedStepSource, scriptedModel } from "@castellan/models/testing";
 import { createNodeRunner, type NodeRunner, type PermissionPreset } from "@castellan/node-runner";
-import type { BrowserCapability } from "../../src/browser/index.ts";
 
 /** A tool call step. */
 export function call(name: string, input: JsonValue): ScriptedStepSource {
@@ -21,7 +20,7 @@ export function lastToolText(request: ModelRequest | undefined): string {
 
 /** A Runner whose Agent declares `capability`, on a scripted model. */
 export async function capabilityRunner(
-  capability: BrowserCapability,
+  capability: Capability,
   steps: readonly ScriptedStepSource[],
   permissions: PermissionPreset = "full-access",
 ): Promise<{ runner: NodeRunner; model: ReturnType<typeof scriptedModel> }> {
