@@ -48,6 +48,34 @@ describe("launch", () => {
     expect(chromiumChildren().filter((pid) => launched.includes(pid))).toEqual([]);
   });
 
+  it("with neither executablePath nor channel, runs playwright-core's own lookup and fails it explicitly", async () => {
+    // In a process of its own whose browser cache is empty, so no downloaded browser can answer.
+    const empty = await mkdtemp(join(tmpdir(), "castellan-playwright-browsers-"));
+    try {
+      const factory = new URL("../dist/browser/managed/factory.js", import.meta.url).href;
+      const script = `
+        const { createManagedBrowserFactory } = await import(${JSON.stringify(factory)});
+        const config = { headless: true, args: [], actionTimeoutMs: 3000, navigationTimeoutMs: 10000,
+          viewport: { width: 1280, height: 720 }, resourceAccess: "same-origin" };
+        const admitted = { has: () => false, list: () => [] };
+        try {
+          await createManagedBrowserFactory(config).open({ sessionId: "s", signal: new AbortController().signal, admittedOrigins: admitted });
+          process.stdout.write(JSON.stringify({ opened: true }));
+        } catch (error) {
+          process.stdout.write(JSON.stringify({ code: error.code, message: error.message }));
+        }`;
+      const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], {
+        encoding: "utf8",
+        env: { ...process.env, PLAYWRIGHT_BROWSERS_PATH: empty },
+      });
+      const answer = JSON.parse(out) as { code?: string; message?: string; opened?: boolean };
+      expect(answer).toMatchObject({ code: "browser_unavailable" });
+      expect(answer.message).toMatch(/could not start/);
+    } finally {
+      await rm(empty, { recursive: true, force: true });
+    }
+  });
+
   it("fails browser_unavailable naming a missing executable", async () => {
     const error = await openDirect({ executablePath: "/nonexistent/chromium" }).catch((caught) => caught);
     expect(error).toMatchObject({ code: "browser_unavailable" });

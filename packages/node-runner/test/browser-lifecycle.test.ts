@@ -3,12 +3,13 @@
 import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { defineAgent, type ModelRequest } from "@castellan/harness";
+import { defineAgent, hostTool, type ModelRequest } from "@castellan/harness";
 import { scriptedModel } from "@castellan/models/testing";
 import { describe, expect, it } from "vitest";
 import { createBrowserSessionToolsWith } from "../src/browser/browser-session-tools.js";
 import { nodeCaptureFiles } from "../src/browser/capture-file.js";
 import {
+  createBrowserSessionPlugin,
   createBrowserSessionTools,
   createFileSessionStore,
   createNodeRunner,
@@ -54,6 +55,26 @@ describe("the browser's lifetime", () => {
     await session.close();
     // sessionEnd ended it.
     expect(factory.opened[0]?.closed).toBe(1);
+  });
+
+  it("an Agent that declares two of the ten sees exactly those two", async () => {
+    const model = scriptedModel([{ text: "looked" }]);
+    const runner = await createNodeRunner({
+      agent: defineAgent("test.browser-two", {
+        model,
+        tools: [hostTool("browser_navigate"), hostTool("browser_snapshot")],
+      }),
+      permissions: "full-access",
+      plugins: [createBrowserSessionPlugin({ origins: createOriginAuthority(), sessionFactory: stubFactory() })],
+    });
+    cleanups.push(() => runner.close());
+    const session = await runner.createSession();
+    expect((await drain(session.run("look"))).error).toBeUndefined();
+    expect((model.requests[0] as ModelRequest).tools.map((tool) => tool.name)).toEqual([
+      "browser_navigate",
+      "browser_snapshot",
+    ]);
+    await session.close();
   });
 
   it("closing the Runner ends an open Session's browser once", async () => {
