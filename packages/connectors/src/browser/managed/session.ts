@@ -140,11 +140,23 @@ export class ManagedBrowserSession implements BrowserSession {
     }
   }
 
+  /** What an observation and a capture both say of the page: URL, title (kept as the tab's last), tabs, viewport. */
+  async #pageFacts(tab: ManagedTab): Promise<Pick<BrowserObservation, "url" | "title" | "tabs" | "viewport">> {
+    const [viewport, title] = await Promise.all([this.#viewport(tab), tab.page.title()]);
+    tab.title = title;
+    return {
+      url: tab.page.url(),
+      title,
+      tabs: this.#listTabs(),
+      ...(viewport === undefined ? {} : { viewport }),
+    };
+  }
+
   async #observe(tab: ManagedTab, signal: AbortSignal): Promise<BrowserObservation> {
     try {
       // The viewport and title touch no ref map: read beside the focus read and the snapshot.
-      const side = Promise.all([this.#viewport(tab), tab.page.title()]);
-      side.catch(() => {});
+      const facts = this.#pageFacts(tab);
+      facts.catch(() => {});
       // Focus first: the AI snapshot replaces the frame's ref map, the focus read does not touch it.
       const focusedElement = await readFocusedElement(
         this.#browser.context,
@@ -152,17 +164,7 @@ export class ManagedBrowserSession implements BrowserSession {
         this.#config.actionTimeoutMs,
       ).catch(() => null);
       const snapshot = await takeAiSnapshot(tab.page, { timeout: this.#config.actionTimeoutMs, signal });
-      const [viewport, title] = await side;
-      tab.title = title;
-      return {
-        url: tab.page.url(),
-        title,
-        tabs: this.#listTabs(),
-        ...(viewport === undefined ? {} : { viewport }),
-        focusScope: "accessibility-tree",
-        focusedElement,
-        snapshot,
-      };
+      return { ...(await facts), focusScope: "accessibility-tree", focusedElement, snapshot };
     } catch (error) {
       throw pageFailure(error, "Reading the page", signal);
     }
@@ -227,14 +229,8 @@ export class ManagedBrowserSession implements BrowserSession {
       const tab = this.#activeTab();
       try {
         const png = await captureTab(tab, request, { timeout: this.#config.actionTimeoutMs, signal });
-        const viewport = await this.#viewport(tab);
-        const title = await tab.page.title();
-        tab.title = title;
         return {
-          url: tab.page.url(),
-          title,
-          tabs: this.#listTabs(),
-          ...(viewport === undefined ? {} : { viewport }),
+          ...(await this.#pageFacts(tab)),
           colorScheme: tab.colorScheme,
           reducedMotion: tab.reducedMotion,
           png,
