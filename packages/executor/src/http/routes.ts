@@ -26,25 +26,32 @@ type Handler = (route: RouteRequest) => Promise<void> | void;
 interface Matched {
   readonly methods: Readonly<Record<string, Handler>>;
   readonly jobId?: string;
-  /** Only `/health` answers without the token. */
-  readonly open: boolean;
+}
+
+/**
+ * Whether a request may skip the bearer token: only exactly `GET /health` (the spec's liveness
+ * probe, which carries no job data). Decided on the method and raw path alone, before routing,
+ * so that `POST /health`, `HEAD /health` or any unknown path without the token is 401.
+ */
+export function isOpenRequest(method: string, path: string): boolean {
+  return method === "GET" && path === "/health";
 }
 
 /** The route of a raw (not normalized) path, or undefined; a malformed job id is `invalid-job-id`. */
 export function matchRoute(path: string, handlers: RouteHandlers): Matched | undefined {
-  if (path === "/health") return { methods: { GET: handlers.health }, open: true };
-  if (path === "/run") return { methods: { POST: (route) => handlers.submit("run", route) }, open: false };
-  if (path === "/bootstrap") return { methods: { POST: (route) => handlers.submit("bootstrap", route) }, open: false };
-  if (path === "/blueprint") return { methods: { POST: (route) => handlers.submit("blueprint", route) }, open: false };
-  if (path === "/jobs") return { methods: { GET: handlers.listJobs }, open: false };
+  if (path === "/health") return { methods: { GET: handlers.health } };
+  if (path === "/run") return { methods: { POST: (route) => handlers.submit("run", route) } };
+  if (path === "/bootstrap") return { methods: { POST: (route) => handlers.submit("bootstrap", route) } };
+  if (path === "/blueprint") return { methods: { POST: (route) => handlers.submit("blueprint", route) } };
+  if (path === "/jobs") return { methods: { GET: handlers.listJobs } };
   if (!path.startsWith("/jobs/")) return undefined;
   // Everything between /jobs/ and a known suffix is the id, so `a/b` or `..` is refused as one.
   const rest = path.slice("/jobs/".length);
   const suffix = /\/(cancel|events)$/.exec(rest)?.[1];
   const jobId = jobIdOfSegment(suffix ? rest.slice(0, -(suffix.length + 1)) : rest);
-  if (suffix === "cancel") return { methods: { POST: handlers.cancelJob }, jobId, open: false };
-  if (suffix === "events") return { methods: { GET: handlers.jobEvents }, jobId, open: false };
-  return { methods: { GET: handlers.viewJob }, jobId, open: false };
+  if (suffix === "cancel") return { methods: { POST: handlers.cancelJob }, jobId };
+  if (suffix === "events") return { methods: { GET: handlers.jobEvents }, jobId };
+  return { methods: { GET: handlers.viewJob }, jobId };
 }
 
 /** The refusal of a method the route does not serve (OPTIONS included: there is no CORS). */

@@ -19,7 +19,7 @@ import { healthView } from "./health.js";
 import { readJson } from "./read-json.js";
 import { checkHostAndOrigin, checkToken, type RequestPolicy } from "./request-guard.js";
 import { sendError, sendInternalError, sendJson } from "./respond.js";
-import { matchRoute, methodNotAllowed, type RouteHandlers, routeNotFound } from "./routes.js";
+import { isOpenRequest, matchRoute, methodNotAllowed, type RouteHandlers, routeNotFound } from "./routes.js";
 
 /** A running executor: `listen` binds it, `close` stops it. */
 export interface ExecutorServer {
@@ -34,8 +34,9 @@ export interface ExecutorServer {
 const states: ReadonlySet<string> = new Set(jobStates);
 
 /**
- * Creates the job server over `node:http`. Every request passes the Host and Origin checks;
- * every route but `GET /health` needs the bearer token; errors are
+ * Creates the job server over `node:http`. Every request passes the Host and Origin checks,
+ * then every request but exactly `GET /health` needs the bearer token, before any routing (an
+ * unknown path or a wrong method without it is 401, never 404 or 405); errors are
  * `{ error: { code, message, fields? } }` with the wire code, never echoing what was sent.
  * Throws `ExecutorConfigError` for a missing token or a malformed setting.
  */
@@ -176,13 +177,15 @@ export function createExecutorServer(options: ExecutorServerOptions = {}): Execu
     checkHostAndOrigin(request, policy());
     // The raw path: URL parsing would resolve `/jobs/..` to `/` before the id is checked.
     const raw = request.url ?? "/";
-    const url = new URL(raw.startsWith("/") ? raw : "/", "http://executor.invalid");
-    const route = matchRoute(raw.split("?")[0] ?? "/", handlers);
-    if (!route) throw routeNotFound();
+    const path = raw.split("?")[0] ?? "/";
     const method = request.method ?? "GET";
+    // The token comes before routing: without it, a 404 or 405 would map the routes to anyone.
+    if (!isOpenRequest(method, path)) checkToken(request, policy());
+    const url = new URL(raw.startsWith("/") ? raw : "/", "http://executor.invalid");
+    const route = matchRoute(path, handlers);
+    if (!route) throw routeNotFound();
     const handler = route.methods[method];
     if (!handler) throw methodNotAllowed(Object.keys(route.methods));
-    if (!route.open) checkToken(request, policy());
     await handler({ request, response, url, ...(route.jobId !== undefined ? { jobId: route.jobId } : {}) });
   }
 
