@@ -1,11 +1,12 @@
-// The real bin in its own process: exit 2 naming a missing token or a bad knob, the process
-// title, the listening log line, /health over loopback, and SIGTERM stopping it with exit 0.
+// The real bin in its own process: --help and --version, exit 2 naming a missing token or a bad
+// knob, the process title, the listening log line (with --transcript-root taken), /health over loopback, and SIGTERM stopping it with exit 0.
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
+import { executorVersion } from "../src/index.js";
 import { send, tempDirPerTest, testToken } from "./support.ts";
 
 const exec = promisify(execFile);
@@ -49,13 +50,44 @@ describe("castellan-executor", () => {
     expect((await exitOf(["serve", "--port", "-1"], { CASTELLAN_EXECUTOR_TOKEN: testToken })).code).toBe(2);
   });
 
+  it("prints --help and --version on stdout and exits 0, with no token and no command", async () => {
+    const run = (args: readonly string[]) =>
+      exec(process.execPath, [bin, ...args], { env: environment({}), timeout: 30_000 });
+    const help = await run(["--help"]);
+    expect(help.stdout).toMatch(/^usage: castellan-executor serve /);
+    for (const flag of [
+      "--host",
+      "--port",
+      "--data-directory",
+      "--transcript-root",
+      "--allow-file-remotes",
+      "--version",
+    ]) {
+      expect(help.stdout, flag).toContain(flag);
+    }
+    expect(help.stderr).toBe("");
+    expect((await run(["serve", "--help"])).stdout).toBe(help.stdout);
+    const version = await run(["--version"]);
+    expect(version.stdout).toBe(`castellan-executor ${executorVersion}\n`);
+    expect(version.stderr).toBe("");
+  });
+
   it("serves with the token from its file, titles its process, and stops on SIGTERM with exit 0", async () => {
     const tokenFile = join(temp.path, "token");
     await writeFile(tokenFile, `${testToken}\n`, { mode: 0o600 });
     // "server-data" puts "server" in the command line a pattern kill would match without the title.
     const child = spawn(
       process.execPath,
-      [bin, "serve", "--port", "0", "--data-directory", join(temp.path, "server-data")],
+      [
+        bin,
+        "serve",
+        "--port",
+        "0",
+        "--data-directory",
+        join(temp.path, "server-data"),
+        "--transcript-root",
+        join(temp.path, "kept-transcripts"),
+      ],
       {
         env: environment({
           CASTELLAN_EXECUTOR_TOKEN_FILE: tokenFile,
@@ -66,17 +98,21 @@ describe("castellan-executor", () => {
     );
     live.add(child);
     let stderr = "";
-    const listening = new Promise<{ port: number }>((resolve, reject) => {
-      child.stderr.setEncoding("utf8");
-      child.stderr.on("data", (chunk: string) => {
-        stderr += chunk;
-        for (const line of stderr.split("\n")) {
-          if (line.includes('"executor-listening"')) resolve(JSON.parse(line));
-        }
-      });
-      child.once("exit", (code) => reject(new Error(`exited ${code}: ${stderr}`)));
-    });
-    const { port } = await listening;
+    const listening = new Promise<{ port: number; dataDirectory: string; transcriptRoot: string }>(
+      (resolve, reject) => {
+        child.stderr.setEncoding("utf8");
+        child.stderr.on("data", (chunk: string) => {
+          stderr += chunk;
+          for (const line of stderr.split("\n")) {
+            if (line.includes('"executor-listening"')) resolve(JSON.parse(line));
+          }
+        });
+        child.once("exit", (code) => reject(new Error(`exited ${code}: ${stderr}`)));
+      },
+    );
+    const { port, dataDirectory, transcriptRoot } = await listening;
+    expect(dataDirectory).toBe(join(temp.path, "server-data"));
+    expect(transcriptRoot).toBe(join(temp.path, "kept-transcripts"));
     const health = await send(port, "GET", "/health", { auth: null });
     expect(health.json.status).toBe("ok");
     expect((await send(port, "GET", "/jobs")).status).toBe(200);

@@ -134,7 +134,11 @@ describe("the executor's token and paths", () => {
       shutdownGraceMs: 30_000,
     });
     expect(defaults.dataDirectory).toMatch(/\.castellan\/executor$/);
-    expect(defaults.transcriptRoot).toMatch(/castellan-agent-transcripts$/);
+    // Transcripts default to a folder of the data directory, and follow it when it moves.
+    expect(defaults.transcriptRoot).toBe(join(defaults.dataDirectory, "transcripts"));
+    expect(resolveExecutorOptions({ token, env: { CASTELLAN_EXECUTOR_DATA_DIR: temp.path } }).transcriptRoot).toBe(
+      join(temp.path, "transcripts"),
+    );
     expect(defaults.sandboxStatusFile).toMatch(/harness-docker-status\.json$/);
     const set = resolveExecutorOptions({
       token,

@@ -19,7 +19,11 @@ export interface ExecutorServerOptions extends Partial<ExecutorKnobs> {
   readonly token?: string;
   /** `CASTELLAN_EXECUTOR_DATA_DIR`: job records and per-job state. Default `~/.castellan/executor`. */
   readonly dataDirectory?: string;
-  /** `HARNESS_TRANSCRIPT_ROOT`: where Session logs are kept. Default `<tmpdir>/castellan-agent-transcripts`. */
+  /**
+   * `HARNESS_TRANSCRIPT_ROOT` (the bin's `--transcript-root`): where Session logs are kept.
+   * Default `<dataDirectory>/transcripts`, so a job's transcripts live and go with the server's
+   * own state (never a shared temporary directory).
+   */
   readonly transcriptRoot?: string;
   /** `HARNESS_DOCKER_STATUS_FILE`: the boot-time sandbox record. Default `<tmpdir>/harness-docker-status.json`. */
   readonly sandboxStatusFile?: string;
@@ -158,6 +162,10 @@ export function resolveExecutorOptions(options: ExecutorServerOptions = {}): Res
   if (options.allowFileRemotes !== undefined && typeof options.allowFileRemotes !== "boolean") {
     throw new ExecutorConfigError("allowFileRemotes", "allowFileRemotes must be a boolean.");
   }
+  const dataDirectory = path(
+    setting("dataDirectory", "CASTELLAN_EXECUTOR_DATA_DIR") ?? join(homedir(), ".castellan", "executor"),
+    "dataDirectory",
+  );
   return Object.freeze({
     ...knobs,
     host: setting("host", "CASTELLAN_EXECUTOR_HOST") ?? "127.0.0.1",
@@ -166,12 +174,9 @@ export function resolveExecutorOptions(options: ExecutorServerOptions = {}): Res
       options.token === undefined && env.CASTELLAN_EXECUTOR_TOKEN_FILE?.trim()
         ? resolve(env.CASTELLAN_EXECUTOR_TOKEN_FILE.trim())
         : undefined,
-    dataDirectory: path(
-      setting("dataDirectory", "CASTELLAN_EXECUTOR_DATA_DIR") ?? join(homedir(), ".castellan", "executor"),
-      "dataDirectory",
-    ),
+    dataDirectory,
     transcriptRoot: path(
-      setting("transcriptRoot", "HARNESS_TRANSCRIPT_ROOT") ?? join(tmpdir(), "castellan-agent-transcripts"),
+      setting("transcriptRoot", "HARNESS_TRANSCRIPT_ROOT") ?? join(dataDirectory, "transcripts"),
       "transcriptRoot",
     ),
     sandboxStatusFile: path(
