@@ -82,6 +82,7 @@ export const castellanErrorCodes = [
   "mcp_tool_name_collision",
   "mcp_tool_schema_invalid",
   "mcp_url_refused",
+  "mcp_message_too_large",
   // Child agents
   "child_grant_unknown",
   // Goals

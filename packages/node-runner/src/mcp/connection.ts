@@ -79,7 +79,10 @@ export class McpConnection {
     this.catalog = catalog;
     this.redactor = redactor;
     client.onclose = () => {
-      this.#lost ??= "the connection to the server closed";
+      const tooLarge = this.#stdio?.tooLarge;
+      this.#lost ??= tooLarge
+        ? `it sent a message over ${tooLarge.maxBytes} bytes and was stopped`
+        : "the connection to the server closed";
     };
   }
 
@@ -115,7 +118,7 @@ export class McpConnection {
         { ...policy, ...(set ? { set } : {}) },
         `${at}: environment`,
       ).environmentFor();
-      stdio = new StdioServerProcess({ command, args, cwd, env });
+      stdio = new StdioServerProcess({ command, args, cwd, env, serverName });
       commandText = [command, ...args].join(" ");
     } else {
       const spec = options.transport as McpHttpOptions;
@@ -162,11 +165,13 @@ export class McpConnection {
     } catch (error) {
       const exit = stdio?.exit;
       return await fail(
-        timeout.aborted
-          ? `it did not initialize within ${options.startupTimeoutMs} ms`
-          : exit
-            ? `it exited (${exit.signal ?? `code ${exit.code}`}) during initialize`
-            : describe(error),
+        stdio?.tooLarge
+          ? stdio.tooLarge.message
+          : timeout.aborted
+            ? `it did not initialize within ${options.startupTimeoutMs} ms`
+            : exit
+              ? `it exited (${exit.signal ?? `code ${exit.code}`}) during initialize`
+              : describe(error),
         error,
       );
     }
@@ -240,6 +245,8 @@ export class McpConnection {
       return convertResult(result as never, this.#options, this.redactor);
     } catch (error) {
       if (scope.signal.aborted) throw error;
+      const tooLarge = this.#stdio?.tooLarge;
+      if (tooLarge) return failure(tooLarge.code, tooLarge.message);
       // A closed connection may be the server dying: its exit is seen a moment later.
       const ended =
         this.#stdio &&

@@ -54,3 +54,23 @@ export class McpUrlRefusedError extends CastellanError {
     );
   }
 }
+
+/**
+ * A stdio server sent a line longer than the bound (10 MiB) without its newline: it is treated
+ * as misbehaving and stopped (its whole process group, SIGKILL), and the call under way fails
+ * with this code. The rest of the Session is untouched.
+ */
+export class McpMessageTooLargeError extends CastellanError {
+  readonly serverName: string;
+  /** The bound that was passed, in bytes. */
+  readonly maxBytes: number;
+
+  constructor(serverName: string, maxBytes: number) {
+    super(
+      "mcp_message_too_large",
+      `The MCP server "${serverName}" sent a message over ${maxBytes} bytes without ending its line; it was stopped and is not restarted in this Session.`,
+    );
+    this.serverName = serverName;
+    this.maxBytes = maxBytes;
+  }
+}

@@ -1,6 +1,7 @@
 export { mcp } from "./capability.js";
 export {
   McpCatalogTooLargeError,
+  McpMessageTooLargeError,
   McpStartError,
   McpToolNameCollisionError,
   McpToolNotFoundError,

@@ -4,6 +4,8 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { guardGroup, unguardGroup } from "../commands/supervisor/exit-guard.js";
 import { signalGroup, terminateGroup } from "../commands/supervisor/process-group.js";
+import { McpMessageTooLargeError } from "./errors.js";
+import { LineReader, maxMessageBytes } from "./line-reader.js";
 
 /** Bytes of the server's stderr kept, for error results and start failures. */
 export const stderrTailBytes = 8_192;
@@ -21,14 +23,17 @@ export interface ServerExit {
  * group, and the SDK transport over its stdio. The SDK's own stdio transport signals only its
  * direct child; this one ends the whole group: stdin ends, then SIGTERM to the group after
  * 2,000 ms, then SIGKILL after 2,000 ms more, and the host's `exit` kills the group too.
+ * Stdout is read linearly with a bound on one message line (`maxMessageBytes`, default 10 MiB,
+ * as the SDK's own transport): a server over it is stopped at once (SIGTERM and SIGKILL to its
+ * group with no grace), `tooLarge` holds the McpMessageTooLargeError, and `onerror` gets it.
  */
 export class StdioServerProcess implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: <T extends JSONRPCMessage>(message: T) => void;
 
-  /** Bytes of stdout after the last complete line. */
-  #pending = Buffer.alloc(0);
+  readonly #reader: LineReader;
+  #tooLarge: McpMessageTooLargeError | undefined;
   #child: ChildProcess | undefined;
   #stderr = Buffer.alloc(0);
   #exit: ServerExit | undefined;
@@ -41,8 +46,19 @@ export class StdioServerProcess implements Transport {
       readonly args: readonly string[];
       readonly cwd: string | undefined;
       readonly env: Readonly<Record<string, string>>;
+      /** The server's name, for the errors it causes. */
+      readonly serverName: string;
+      /** Bytes one stdout line may hold; default 10 MiB. */
+      readonly maxMessageBytes?: number;
     },
-  ) {}
+  ) {
+    this.#reader = new LineReader(spec.maxMessageBytes ?? maxMessageBytes);
+  }
+
+  /** Set once the server sent a line over the bound (and was stopped for it). */
+  get tooLarge(): McpMessageTooLargeError | undefined {
+    return this.#tooLarge;
+  }
 
   /** The last 8 KiB of the server's stderr, as text. */
   get stderrTail(): string {
@@ -92,21 +108,18 @@ export class StdioServerProcess implements Transport {
       child.once("spawn", () => resolve());
       // One JSON-RPC message a line.
       child.stdout?.on("data", (chunk: Buffer) => {
-        let buffer = this.#pending.length === 0 ? chunk : Buffer.concat([this.#pending, chunk]);
-        for (let newline = buffer.indexOf(10); newline !== -1; newline = buffer.indexOf(10)) {
-          const line = buffer.subarray(0, newline).toString("utf8").replace(/\r$/, "");
-          buffer = buffer.subarray(newline + 1);
-          if (line.trim() === "") continue;
+        const within = this.#reader.push(chunk, (line) => {
+          if (line.trim() === "") return;
           let message: JSONRPCMessage;
           try {
             message = deserializeMessage(line);
           } catch (error) {
             this.onerror?.(error as Error);
-            continue;
+            return;
           }
           this.onmessage?.(message);
-        }
-        this.#pending = Buffer.from(buffer);
+        });
+        if (!within && !this.#tooLarge) this.#misbehaved(child);
       });
       child.stderr?.on("data", (chunk: Buffer) => {
         const joined = Buffer.concat([this.#stderr, chunk]);
@@ -115,6 +128,23 @@ export class StdioServerProcess implements Transport {
       child.stdin?.on("error", (error) => this.onerror?.(error));
       child.stdout?.on("error", (error) => this.onerror?.(error));
     });
+  }
+
+  /** A line went over the bound: nothing more is read, and the whole group ends now, without grace. */
+  #misbehaved(child: ChildProcess): void {
+    this.#tooLarge = new McpMessageTooLargeError(this.spec.serverName, this.#reader.maxLineBytes);
+    child.stdout?.pause();
+    child.stdout?.removeAllListeners("data");
+    this.onerror?.(this.#tooLarge);
+    this.#closing ??= (async () => {
+      const groupId = child.pid;
+      if (groupId === undefined) return;
+      if (signalGroup(groupId, 0)) await terminateGroup(groupId, 0);
+      unguardGroup(groupId);
+      await this.exited;
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+    })();
   }
 
   send(message: JSONRPCMessage): Promise<void> {

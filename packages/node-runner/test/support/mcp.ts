@@ -19,3 +19,5 @@ export const filesystemEntry = packageEntry("@modelcontextprotocol/server-filesy
 export const conformanceEntry = packageEntry("@modelcontextprotocol/conformance", "dist/index.js");
 /** The fixture server on the SDK's server API. */
 export const fixtureServerEntry = fileURLToPath(new URL("../fixtures/mcp-fixture-server.ts", import.meta.url));
+/** The fixture server that floods its stdout on request (mcp-flood-server.ts). */
+export const floodServerEntry = fileURLToPath(new URL("../fixtures/mcp-flood-server.ts", import.meta.url));
