@@ -299,6 +299,8 @@ interface Attack {
   readonly input: JsonValue | ((place: Place) => JsonValue);
   readonly setup?: (place: Place) => Promise<void>;
   readonly limits?: Partial<WorkspaceLimits>;
+  /** Bind the tools with protection lifted (`allowProtectedWrites`): the unsafe configuration. */
+  readonly unprotected?: boolean;
   readonly expected: Expected;
   /** Milliseconds; short for the cases that could block. */
   readonly timeout?: number;
@@ -781,8 +783,9 @@ const links: Attack[] = [
     expected: { refuses: "symlink_outside_root" },
   },
   {
-    name: "a hardlink inside to the outside file, updated: the outside inode keeps its content",
+    name: "a hardlink inside to the outside file, updated with protection lifted: the outside inode keeps its content",
     tool: "apply_workspace_patch",
+    unprotected: true,
     setup: (place) => link(place.outside, place.at("hard.txt")),
     input: patch(updateFile("hard.txt", "outside secret", "inside now")),
     expected: {
@@ -795,8 +798,9 @@ const links: Attack[] = [
     },
   },
   {
-    name: "a hardlink inside to the outside file, edited: the outside inode keeps its content",
+    name: "a hardlink inside to the outside file, edited with protection lifted: the outside inode keeps its content",
     tool: "edit_workspace_file",
+    unprotected: true,
     setup: (place) => link(place.outside, place.at("hard.txt")),
     input: { path: "hard.txt", expected: "outside secret", replacement: "edited" },
     expected: {
@@ -807,8 +811,9 @@ const links: Attack[] = [
     },
   },
   {
-    name: "a hardlink inside to the outside file, deleted: only the name inside goes",
+    name: "a hardlink inside to the outside file, deleted with protection lifted: only the name inside goes",
     tool: "apply_workspace_patch",
+    unprotected: true,
     setup: (place) => link(place.outside, place.at("hard.txt")),
     input: patch(deleteFileSection("hard.txt")),
     expected: {
@@ -818,6 +823,27 @@ const links: Attack[] = [
         expect(await readFile(place.outside, "utf8")).toBe("outside secret\n");
       },
     },
+  },
+  {
+    name: "a hardlink inside to the outside file, updated: path_protected (hard links)",
+    tool: "apply_workspace_patch",
+    setup: (place) => link(place.outside, place.at("hard.txt")),
+    input: patch(updateFile("hard.txt", "outside secret", "inside now")),
+    expected: { refuses: "path_protected" },
+  },
+  {
+    name: "a hardlink inside to the outside file, edited: path_protected before permission",
+    tool: "edit_workspace_file",
+    setup: (place) => link(place.outside, place.at("hard.txt")),
+    input: { path: "hard.txt", expected: "outside secret", replacement: "edited" },
+    expected: { admitRefuses: "path_protected" },
+  },
+  {
+    name: "a hardlink inside to the outside file, deleted: path_protected before permission",
+    tool: "apply_workspace_patch",
+    setup: (place) => link(place.outside, place.at("hard.txt")),
+    input: patch(deleteFileSection("hard.txt")),
+    expected: { admitRefuses: "path_protected" },
   },
 ];
 
@@ -1266,9 +1292,14 @@ function toolFor(
   place: Place,
   operations: WorkspaceOperations,
   limits: Partial<WorkspaceLimits> | undefined,
+  unprotected: boolean,
 ): Tool {
   if (tool === "read_workspace_image") return createWorkspaceImageTool({ root: place.rootUrl, operations }) as Tool;
-  const { tools } = workspaceToolsFor(place.rootUrl, { operations, ...(limits ? { limits } : {}) });
+  const { tools } = workspaceToolsFor(place.rootUrl, {
+    operations,
+    ...(limits ? { limits } : {}),
+    ...(unprotected ? { allowProtectedWrites: true } : {}),
+  });
   const found = tools[tool];
   if (!found) throw new Error(`workspaceToolsFor returned no ${tool}`);
   return found;
@@ -1294,7 +1325,7 @@ async function runAttack(attack: Attack): Promise<void> {
     const sentinelBefore = await treeState(place.base, place.root);
     const rootBefore = await treeState(place.root);
     const { operations, log } = loggingOperations();
-    const tool = toolFor(attack.tool, place, operations, attack.limits);
+    const tool = toolFor(attack.tool, place, operations, attack.limits, attack.unprotected === true);
     const input = typeof attack.input === "function" ? attack.input(place) : attack.input;
     const { expected } = attack;
     if ("admitRefuses" in expected) {

@@ -8,10 +8,14 @@ import { workspaceToolsFor } from "./support/workspace-tools.ts";
 
 const temp = tempDirPerTest("castellan-edit-");
 
-async function setup(files: Record<string, string | Uint8Array>, limits?: Record<string, number>) {
+async function setup(
+  files: Record<string, string | Uint8Array>,
+  limits?: Record<string, number>,
+  allowProtectedWrites = false,
+) {
   const layout = await workspaceLayout(temp.path);
   await writeTree(layout.root, files);
-  const { tools } = workspaceToolsFor(layout.rootUrl, limits ? { limits } : {});
+  const { tools } = workspaceToolsFor(layout.rootUrl, { ...(limits ? { limits } : {}), allowProtectedWrites });
   const edit = tools.edit_workspace_file as NonNullable<typeof tools.edit_workspace_file>;
   return { ...layout, edit, call: (input: Record<string, unknown>) => callTool(edit, input as never) };
 }
@@ -76,8 +80,8 @@ describe("edit_workspace_file", () => {
     expect(await readFile(join(root, "a.txt"), "utf8")).toBe("one three");
   });
 
-  it("writes a new inode: a hardlink to the file keeps the old content; the mode is kept", async () => {
-    const { call, root } = await setup({ "a.sh": "echo old\n" });
+  it("with protection lifted, writes a new inode: a hardlink to the file keeps the old content; the mode is kept", async () => {
+    const { call, root } = await setup({ "a.sh": "echo old\n" }, undefined, true);
     const { chmod } = await import("node:fs/promises");
     await chmod(join(root, "a.sh"), 0o750);
     await link(join(root, "a.sh"), join(temp.path, "hardlink.sh"));

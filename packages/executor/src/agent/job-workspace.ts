@@ -17,7 +17,9 @@ export interface JobWorkspaceOptions {
 /**
  * The workspace every Session of a job has, the agent's and the server's own alike: rooted at
  * `root`, commands in the OS sandbox with exactly the job's network (no other requests
- * allowed), environment and filesystem policies.
+ * allowed), environment and filesystem policies. Nothing of the server user's home directory
+ * is readable (`homeReads: "none"`): a job's commands see the job's own home, which its
+ * filesystem policy re-admits, and nothing else there.
  */
 export function jobWorkspace(options: JobWorkspaceOptions) {
   return workspace({
@@ -28,6 +30,7 @@ export function jobWorkspace(options: JobWorkspaceOptions) {
       deniedDomains: [...(options.network?.deniedDomains ?? [])],
       allowRequests: false,
     },
+    homeReads: "none",
     commands: { environment: options.environment },
     ...(options.filesystem ? { filesystem: options.filesystem } : {}),
   });

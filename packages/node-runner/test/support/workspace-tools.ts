@@ -15,6 +15,8 @@ export interface TestWorkspaceToolsOptions {
   readonly requireExistingParents?: boolean;
   readonly operations?: WorkspaceOperations;
   readonly searchEngine?: SearchEngine;
+  /** Lift the protected-entries rule (`path_protected`); default false. */
+  readonly allowProtectedWrites?: boolean;
 }
 
 /**

@@ -9,6 +9,11 @@ export type {
   WorkspacePublisher,
   WorkspacePublishRequest,
 } from "./options.js";
-export { deniedHomeEntries, workspaceProtectedRootEntries } from "./policy.js";
+export {
+  defaultHomeReadPaths,
+  deniedHomeEntries,
+  type WorkspaceHomeReads,
+  workspaceProtectedRootEntries,
+} from "./policy.js";
 export { maxPublishSummaryLength, type PublishWorkspaceInput } from "./publish-tool.js";
 export { type WorkspaceCapability, workspace, workspaceSandboxSpecifier } from "./workspace.js";

@@ -19,6 +19,7 @@ import type { SearchEngine } from "../search/index.js";
 import { resolveWorkspaceLimits, type WorkspaceLimits } from "../tools/limits.js";
 import { defaultImageMaxBytes } from "../tools/read-workspace-image.js";
 import { WorkspaceOptionsError } from "./errors.js";
+import type { WorkspaceHomeReads } from "./policy.js";
 
 /** Which hosts the workspace's sandboxed commands may reach. Default: none. */
 export interface WorkspaceNetworkOptions {
@@ -38,6 +39,14 @@ export interface WorkspaceFilesOptions extends Partial<WorkspaceLimits> {
   readonly searchEngine?: SearchEngine;
   /** Largest image `read_workspace_image` returns, in bytes. Default 5,242,880; 1 to 52,428,800. */
   readonly maxImageBytes?: number;
+  /**
+   * Let `edit_workspace_file` and `apply_workspace_patch` write the entries the OS sandbox
+   * denies to commands: `.git` internals, `.castellan/`, `.castellan-sessions/`, shell and tool
+   * settings (`.bashrc`, `.mcp.json`, `.claude/`, ...), and hard-linked files. Default false:
+   * refused with `path_protected`, with either sandbox. Only with `sandbox: "none"`: an OS
+   * workspace's file tools always keep its sandbox's rules.
+   */
+  readonly allowProtectedWrites?: boolean;
 }
 
 /** How AGENTS.md guidance reaches the model (as the workspace instructions plugin does). */
@@ -81,7 +90,10 @@ export type WorkspaceCommandOptions = Omit<CommandSessionOptions, "workingDirect
 
 /** Options of `workspace()`. */
 export interface WorkspaceOptions {
-  /** A `file:` URL of an existing directory, or a function of the Session's params returning one. */
+  /**
+   * An existing directory: a `file:` URL, its text, or an absolute path; or a function of the
+   * Session's params returning one. A relative path is refused (`workspace_root_invalid`).
+   */
   readonly root: URL | string | ((params: JsonObject) => URL | string);
   /** Only `list_workspace`, `search_workspace`, `read_workspace_file` and `read_workspace_image`: no edits, commands or sandbox. Default false. */
   readonly readOnly?: boolean;
@@ -89,8 +101,20 @@ export interface WorkspaceOptions {
   readonly sandbox?: "os" | "none";
   /** Network policy of the OS sandbox. Default: no external host, no requests. */
   readonly network?: WorkspaceNetworkOptions;
-  /** Added to the workspace's filesystem policy (paths absolute or under `~`). Default: nothing added. */
+  /**
+   * Added to the workspace's filesystem policy (paths absolute or under `~`). Default: nothing
+   * added. `allowRead` is how a host re-admits part of the home directory, which commands
+   * cannot read otherwise (`"~/.gitconfig"`, say); a credential path of `deniedHomeEntries`
+   * is re-admitted only by an entry naming it exactly.
+   */
   readonly filesystem?: SandboxFilesystemPolicy;
+  /**
+   * What the OS sandbox's commands may read of the host's home directory besides
+   * `filesystem.allowRead`: `"tool-paths"` (default) the read-only caches and toolchains of
+   * `defaultHomeReadPaths` (`~/.npm/_cacache`, `~/.nvm/versions`, ...); `"none"` nothing, as a
+   * job server wants for its jobs. `sandbox: "os"` only.
+   */
+  readonly homeReads?: WorkspaceHomeReads;
   /** The command tools' options. Defaults as `createCommandSessionPlugin`, with `environment: { inherit: "core" }`. */
   readonly commands?: WorkspaceCommandOptions;
   /** The file tools' limits. Defaults: `defaultWorkspaceLimits`. */
@@ -117,6 +141,10 @@ export interface ResolvedWorkspaceOptions {
    * HOME); undefined unless commands run in the OS sandbox.
    */
   readonly declaredPolicy: ResolvedSandboxPolicy | undefined;
+  /** What commands read of the home directory; `"tool-paths"` unless given. */
+  readonly homeReads: WorkspaceHomeReads;
+  /** The file tools may write protected entries (`sandbox: "none"` only). */
+  readonly allowProtectedWrites: boolean;
   /** Undefined for a read-only workspace. */
   readonly commands: ResolvedCommandSettings | undefined;
   readonly limits: WorkspaceLimits;
@@ -134,6 +162,7 @@ const optionKeys = [
   "sandbox",
   "network",
   "filesystem",
+  "homeReads",
   "commands",
   "files",
   "instructions",
@@ -179,11 +208,7 @@ export function resolveWorkspaceOptions(options: WorkspaceOptions): ResolvedWork
   if (sandbox !== "os" && sandbox !== "none")
     throw new WorkspaceOptionsError(`${where}: sandbox must be "os" or "none".`);
   if (given.root === undefined)
-    throw new WorkspaceOptionsError(`${where}: root is required: a file: URL or params => URL.`);
-  const root =
-    typeof given.root === "function"
-      ? (given.root as (params: JsonObject) => URL | string)
-      : bindWorkspaceRootSync(given.root as URL | string);
+    throw new WorkspaceOptionsError(`${where}: root is required: a file: URL, an absolute path, or params => URL.`);
 
   const network = record(given.network, "network") ?? {};
   onlyKeys(network, "network.", ["allowedDomains", "deniedDomains", "allowRequests"]);
@@ -203,6 +228,10 @@ export function resolveWorkspaceOptions(options: WorkspaceOptions): ResolvedWork
   };
   if (given.network !== undefined) containedOnly("network");
   if (given.filesystem !== undefined) containedOnly("filesystem");
+  if (given.homeReads !== undefined) containedOnly("homeReads");
+  const homeReads = given.homeReads ?? "tool-paths";
+  if (homeReads !== "tool-paths" && homeReads !== "none")
+    throw new WorkspaceOptionsError(`${where}: homeReads must be "tool-paths" or "none".`);
   if (readOnly && given.commands !== undefined) {
     throw new WorkspaceOptionsError(`${where}: commands has no effect on a readOnly workspace; remove it.`);
   }
@@ -223,8 +252,15 @@ export function resolveWorkspaceOptions(options: WorkspaceOptions): ResolvedWork
     requireExistingParents = false,
     searchEngine = "builtin",
     maxImageBytes = defaultImageMaxBytes,
+    allowProtectedWrites = false,
     ...limitFields
   } = files;
+  if (typeof allowProtectedWrites !== "boolean")
+    throw new WorkspaceOptionsError(`${where}: files.allowProtectedWrites must be a boolean.`);
+  if (allowProtectedWrites && (sandbox !== "none" || readOnly))
+    throw new WorkspaceOptionsError(
+      `${where}: files.allowProtectedWrites needs sandbox: "none" and writes; an OS workspace's file tools keep its sandbox's rules.`,
+    );
   if (typeof requireExistingParents !== "boolean")
     throw new WorkspaceOptionsError(`${where}: files.requireExistingParents must be a boolean.`);
   if (searchEngine !== "builtin" && searchEngine !== "ripgrep" && searchEngine !== "auto") {
@@ -260,6 +296,10 @@ export function resolveWorkspaceOptions(options: WorkspaceOptions): ResolvedWork
   if (publisher !== undefined && (publisher === null || typeof publisher.publish !== "function")) {
     throw new WorkspaceOptionsError(`${where}: publisher must be { publish(request) }.`);
   }
+  const root =
+    typeof given.root === "function"
+      ? (given.root as (params: JsonObject) => URL | string)
+      : bindWorkspaceRootSync(given.root as URL | string, undefined, { allowProtectedWrites });
   const allowedDomains = domains(network.allowedDomains, "allowedDomains");
   const deniedDomains = domains(network.deniedDomains, "deniedDomains");
   let declaredPolicy: ResolvedSandboxPolicy | undefined;
@@ -285,6 +325,8 @@ export function resolveWorkspaceOptions(options: WorkspaceOptions): ResolvedWork
       allowRequests: !readOnly && sandbox === "os" && allowRequests,
     }),
     declaredPolicy,
+    homeReads,
+    allowProtectedWrites,
     commands,
     limits,
     requireExistingParents,

@@ -71,8 +71,10 @@ const where = "workspace";
  * allows writes only under the root's real path and the Session's temporary directory, denies
  * writes to `.castellan/`, `.castellan-sessions/`, shell and tool settings and `.git` internals
  * of the root and every repository found under it at open (and the creation of a `.git` where
- * there is none), denies reads of `~/.ssh`, `~/.gnupg`, `~/.aws`, `~/.netrc`, and reaches only
- * `network.allowedDomains`. Hosts approved through `request_network_access` last for that
+ * there is none), denies reads of the home directory but `defaultHomeReadPaths` (unless
+ * `homeReads: "none"`) and `filesystem.allowRead`, and reaches only `network.allowedDomains`.
+ * The file tools refuse the same protected entries, and all of `.git` (`path_protected`), with
+ * either sandbox unless a `"none"` workspace sets `files.allowProtectedWrites`. Hosts approved through `request_network_access` last for that
  * Session only. Opening fails without bubblewrap, socat and ripgrep (`sandbox_unavailable`) or
  * without the compiled worker (`sandbox_worker_missing`); it never falls back to unsandboxed
  * execution. `sandbox: "none"` runs commands uncontained; `readOnly` gives only the four
@@ -103,7 +105,8 @@ export function workspace(options: WorkspaceOptions): WorkspaceCapability {
 
   const openRoot = (params: JsonObject): WorkspaceRoot => {
     const root = resolved.root;
-    if (typeof root !== "function") return bindWorkspaceRootSync(root.url);
+    const rootOptions = { allowProtectedWrites: resolved.allowProtectedWrites };
+    if (typeof root !== "function") return bindWorkspaceRootSync(root.url, undefined, rootOptions);
     let derived: URL | string;
     try {
       derived = root(params);
@@ -114,7 +117,7 @@ export function workspace(options: WorkspaceOptions): WorkspaceCapability {
         { cause: error },
       );
     }
-    return bindWorkspaceRootSync(derived);
+    return bindWorkspaceRootSync(derived, undefined, rootOptions);
   };
 
   const newSession = (sessionId: string, root: WorkspaceRoot, sandbox?: WorkspaceSandbox): WorkspaceSession => {
@@ -184,6 +187,7 @@ export function workspace(options: WorkspaceOptions): WorkspaceCapability {
           const policy = await workspaceSandboxPolicy(
             root,
             resolved.declaredPolicy as NonNullable<ResolvedWorkspaceOptions["declaredPolicy"]>,
+            { homeReads: resolved.homeReads },
           );
           checkRuntimeNotWritable(policy, [{ what: "the compiled sandbox worker", path: sandboxWorkerEntry() }], where);
           const adapter = createSandboxWorkerRuntimeAdapter();

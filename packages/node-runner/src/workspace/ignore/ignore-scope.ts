@@ -1,5 +1,6 @@
 import ignore, { type Ignore } from "ignore";
 import type { WorkspaceDirent } from "../paths/operations.js";
+import { castellanStateDirectories, foldName } from "../paths/protected-entries.js";
 import { absolutePath, type WorkspaceRoot } from "../paths/root.js";
 import { defaultMaxRulesFileBytes, readRulesFile } from "./read-rules-file.js";
 
@@ -103,7 +104,9 @@ export async function ignoreScopeFor(
 
 /**
  * True when the entry at `segments` (a child of `scope`'s directory) is ignored: always for
- * `.git`; otherwise the deepest rules file with a pattern matching it decides, its last
+ * `.git`, and for the root's `.castellan/` and `.castellan-sessions/` (Castellan's own state,
+ * transcripts included, compared case-folded), which a walk from the root never enters;
+ * otherwise the deepest rules file with a pattern matching it decides, its last
  * matching pattern winning (`!pattern` re-includes), as in git. A directory that is ignored
  * is not entered, so nothing beneath it can be re-included, as git documents.
  *
@@ -114,6 +117,7 @@ export async function ignoreScopeFor(
  */
 export function isIgnored(scope: IgnoreScope, segments: readonly string[], isDirectory: boolean): boolean {
   if (segments[segments.length - 1] === gitDirectoryName) return true;
+  if (segments.length === 1 && isCastellanState(segments[0] as string)) return true;
   for (const level of levelsFor(scope, segments.slice(0, -1))) {
     const relative = segments.slice(level.baseLength).join("/");
     const result = level.rules.test(isDirectory ? `${relative}/` : relative);
@@ -121,6 +125,13 @@ export function isIgnored(scope: IgnoreScope, segments: readonly string[], isDir
     if (result.unignored) return false;
   }
   return false;
+}
+
+const castellanState = new Set(castellanStateDirectories.map(foldName));
+
+/** True for a root entry name that is Castellan's own state (`.castellan`, `.castellan-sessions`), case-folded. */
+export function isCastellanState(name: string): boolean {
+  return castellanState.has(foldName(name));
 }
 
 interface Level {

@@ -9,6 +9,7 @@ export {
   type IgnoreOptions,
   type IgnoreScope,
   ignoreScopeFor,
+  isCastellanState,
   isIgnored,
   rootIgnoreScope,
   rulesFileName,

@@ -5,6 +5,7 @@ import { callsOf, usePathsTestBed } from "../../../test/support/paths-fixture.ts
 import { deleteFile } from "./delete-file.js";
 import { resolveForRead } from "./resolve-read.js";
 import { resolveForWrite } from "./resolve-write.js";
+import { bindWorkspaceRoot } from "./root.js";
 
 const bed = usePathsTestBed(async (bed) => {
   await mkdir(bed.inRoot("dir"));
@@ -25,7 +26,9 @@ describe("deleteFile", () => {
 
   it("unlinks only the name in the root of a file hard-linked outside", async () => {
     await link(bed.sandbox.outsideFile, bed.inRoot("hard.txt"));
-    await deleteFile(await resolveForWrite(bed.root, "hard.txt"));
+    await expect(resolveForWrite(bed.root, "hard.txt")).rejects.toMatchObject({ code: "path_protected" });
+    const lifted = await bindWorkspaceRoot(bed.sandbox.rootUrl, bed.root.operations, { allowProtectedWrites: true });
+    await deleteFile(await resolveForWrite(lifted, "hard.txt"));
     expect(await readFile(bed.sandbox.outsideFile, "utf8")).toBe("outside secret\n");
   });
 

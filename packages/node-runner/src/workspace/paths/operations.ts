@@ -12,6 +12,8 @@ export interface WorkspaceStats {
   readonly size: number;
   /** Last change of content or metadata, in milliseconds since the epoch. */
   readonly ctimeMs: number;
+  /** Number of names (hard links) the file has; absent is taken as 1. */
+  readonly nlink?: number;
   /** A regular file. */
   isFile(): boolean;
   isDirectory(): boolean;

@@ -34,7 +34,12 @@ export type WorkspaceRefusalCode =
   /** A file is larger than the caller's limit for reading it whole. */
   | "file_too_large"
   /** The operating system refused access (EACCES, EPERM). */
-  | "permission_denied";
+  | "permission_denied"
+  /**
+   * A write to an entry the OS sandbox denies to commands (`.git` internals, Castellan's state,
+   * shell and tool settings), reached by name, case variant or link, or to a hard-linked file.
+   */
+  | "path_protected";
 
 /** The refusal to throw: a `ToolInputError` with one of this layer's codes. */
 export function refusal(code: WorkspaceRefusalCode, message: string, cause?: unknown): ToolInputError {

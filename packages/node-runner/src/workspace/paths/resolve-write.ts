@@ -1,5 +1,6 @@
 import { checkWorkspacePath, joinSegments } from "./check-path.js";
 import { identityOf } from "./identity.js";
+import { protectedRefusal, protectedRuleOf, resolvedProtectedRule } from "./protected-check.js";
 import { quote, refusal } from "./refusal.js";
 import { remember } from "./resolution.js";
 import { absolutePath, type WorkspaceRoot } from "./root.js";
@@ -45,8 +46,13 @@ export interface WriteTarget {
  * Validates a workspace path for writing, walking from the root's real path with `lstat` and
  * never following a link: an ancestor link is refused (`path_through_symlink`), a target link
  * too (`path_is_symlink`, naming where it points), as are a directory (`path_is_directory`) and
- * a FIFO, socket or device (`not_regular_file`). Nothing is changed on disk: missing parents
- * are only planned here, so this can run before permission is asked.
+ * a FIFO, socket or device (`not_regular_file`). Unless the root was bound with
+ * `allowProtectedWrites`, a path the OS sandbox denies to commands is refused first
+ * (`path_protected`): any `.git` entry or what is beneath it, the root's `.castellan/` and
+ * `.castellan-sessions/`, the shell and tool settings at the root and at each nested
+ * repository's root, compared case-folded, by name and where links lead; and so is an existing
+ * file with more than one hard link. Nothing is changed on disk: missing parents are only
+ * planned here, so this can run before permission is asked.
  */
 export async function resolveForWrite(
   root: WorkspaceRoot,
@@ -56,6 +62,14 @@ export async function resolveForWrite(
   const create = options.create === true;
   const segments = checkWorkspacePath(path);
   if (segments.length === 0) throw rootIsDirectory();
+  const guarded = !root.allowsProtectedWrites;
+  if (guarded) {
+    const rule = await protectedRuleOf(root, segments);
+    if (rule) throw protectedRefusal(path, rule);
+    const linked = await resolvedProtectedRule(root, segments);
+    if (linked)
+      throw protectedRefusal(path, linked, `through a symbolic link, it reaches ${JSON.stringify(linked.entry)}`);
+  }
   const walk = await walkAncestors(root, segments, path);
   const absolute = absolutePath(root, segments);
   const missing: { absolute: string; path: string }[] = [];
@@ -91,6 +105,9 @@ export async function resolveForWrite(
       throw refusal("path_is_directory", `${quote(path)} is a directory, not a file. Give the path of a file.`);
     }
     if (!stats.isFile()) throw notRegular(path, kindOf(stats));
+    // A write replaces the name, so another name of the inode would keep the old content; but
+    // whether that other name is protected cannot be found without scanning the file system.
+    if (guarded && (stats.nlink ?? 1) > 1) throw protectedRefusal(path, { kind: "hard-link", entry: path });
   }
   return remember(
     {

@@ -34,13 +34,22 @@ describe.each(binders)("%s", (_name, bind) => {
     expect(Object.isFrozen(root)).toBe(true);
   });
 
+  it("accepts an absolute path, one with URL-special characters too, and binds it as its file: URL", async () => {
+    const root = await bind(sandbox.root);
+    expect(root.realPath).toBe(sandbox.root);
+    expect(root.url.href).toBe(pathToFileURL(sandbox.root).href);
+    const odd = join(sandbox.base, "a #?%20 b");
+    await mkdir(odd);
+    expect((await bind(odd)).realPath).toBe(odd);
+  });
+
   it("accepts the URL as text, with or without a trailing slash", async () => {
     expect((await bind(sandbox.rootUrl.href)).realPath).toBe(sandbox.root);
     expect((await bind(pathToFileURL(sandbox.root).href)).realPath).toBe(sandbox.root);
   });
 
   it.each([
-    ["a plain path", () => sandbox.root, "not a URL"],
+    ["a relative path", () => "relative/root", "is a relative path"],
     ["an http URL", () => "http://example.com/root/", "not a file: URL"],
     ["a URL with a query", () => `${sandbox.rootUrl.href}?x=1`, "query or fragment"],
     ["a URL with a host", () => "file://server/share/", "not a local file path"],

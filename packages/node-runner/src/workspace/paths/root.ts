@@ -1,5 +1,6 @@
 import { lstatSync, realpathSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { isAbsolute } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { type FileIdentity, identityOf } from "./identity.js";
 import { nodeWorkspaceOperations, type WorkspaceOperations, type WorkspaceStats } from "./operations.js";
 import { WorkspaceRootError } from "./root-error.js";
@@ -20,19 +21,37 @@ export interface WorkspaceRoot {
    * functions, never these directly: a path given here is not checked.
    */
   readonly operations: WorkspaceOperations;
+  /**
+   * True when writes through this root may reach the protected entries (`.git` internals,
+   * Castellan's state, shell and tool settings, hard-linked files); false (the default) refuses
+   * them with `path_protected`. Set when bound, through {@link WorkspaceRootOptions}.
+   */
+  readonly allowsProtectedWrites: boolean;
+}
+
+/** How a root is bound. */
+export interface WorkspaceRootOptions {
+  /**
+   * Let writes through the root reach the entries the OS sandbox denies to commands. Default
+   * false: they are refused with `path_protected`. Only for a host that runs commands
+   * uncontained and wants its file tools to edit `.git`, `.bashrc` and the like.
+   */
+  readonly allowProtectedWrites?: boolean;
 }
 
 const identities = new WeakMap<WorkspaceRoot, FileIdentity>();
 
 /**
  * Binds an existing directory as a workspace root, through `operations` (default: the local
- * file system). `root` is a `file:` URL, or its text; the directory's real path and identity
- * are captured now. Throws {@link WorkspaceRootError} when it is not a `file:` URL, does not
- * exist, is not a directory, or the platform is Windows.
+ * file system). `root` is a `file:` URL, its text, or an absolute path; the directory's real
+ * path and identity are captured now. Throws {@link WorkspaceRootError} when it is a relative
+ * path or a URL other than `file:`, does not exist, is not a directory, or the platform is
+ * Windows.
  */
 export async function bindWorkspaceRoot(
   root: URL | string,
   operations: WorkspaceOperations = nodeWorkspaceOperations,
+  options: WorkspaceRootOptions = {},
 ): Promise<WorkspaceRoot> {
   const { url, path } = rootPath(root);
   let realPath: string;
@@ -43,7 +62,7 @@ export async function bindWorkspaceRoot(
   } catch (error) {
     throw unusable(root, error);
   }
-  return bound(root, url, realPath, stats, operations);
+  return bound(root, url, realPath, stats, operations, options);
 }
 
 /**
@@ -55,6 +74,7 @@ export async function bindWorkspaceRoot(
 export function bindWorkspaceRootSync(
   root: URL | string,
   operations: WorkspaceOperations = nodeWorkspaceOperations,
+  options: WorkspaceRootOptions = {},
 ): WorkspaceRoot {
   const { url, path } = rootPath(root);
   let realPath: string;
@@ -65,7 +85,7 @@ export function bindWorkspaceRootSync(
   } catch (error) {
     throw unusable(root, error);
   }
-  return bound(root, url, realPath, stats, operations);
+  return bound(root, url, realPath, stats, operations, options);
 }
 
 /** Internal to this folder: the identity captured when `root` was bound; throws a `TypeError` for a root not made by this module. */
@@ -104,16 +124,21 @@ function rootPath(root: URL | string): { url: URL; path: string } {
     throw new WorkspaceRootError(root, "Workspace roots are supported on POSIX systems only.");
   }
   let url: URL;
-  try {
-    url = new URL(root);
-  } catch (error) {
-    throw new WorkspaceRootError(
-      root,
-      `The workspace root ${String(root)} is not a URL; give a file: URL of a directory.`,
-      {
-        cause: error,
-      },
-    );
+  if (typeof root === "string" && isAbsolute(root)) {
+    url = pathToFileURL(root);
+  } else {
+    try {
+      url = new URL(root);
+    } catch (error) {
+      const relative = typeof root === "string";
+      throw new WorkspaceRootError(
+        root,
+        relative
+          ? `The workspace root ${JSON.stringify(root)} is a relative path; give an absolute path (resolve it against the directory you mean first) or a file: URL of a directory.`
+          : `The workspace root ${String(root)} is not a URL; give a file: URL or an absolute path of a directory.`,
+        { cause: error },
+      );
+    }
   }
   if (url.protocol !== "file:") {
     throw new WorkspaceRootError(
@@ -142,11 +167,17 @@ function bound(
   realPath: string,
   stats: WorkspaceStats,
   operations: WorkspaceOperations,
+  options: WorkspaceRootOptions,
 ): WorkspaceRoot {
   if (!stats.isDirectory()) {
     throw new WorkspaceRootError(given, `The workspace root ${url.href} is not a directory.`);
   }
-  const root: WorkspaceRoot = Object.freeze({ url: new URL(url.href), realPath, operations });
+  const root: WorkspaceRoot = Object.freeze({
+    url: new URL(url.href),
+    realPath,
+    operations,
+    allowsProtectedWrites: options.allowProtectedWrites === true,
+  });
   identities.set(root, identityOf(stats));
   return root;
 }

@@ -51,10 +51,22 @@ describe("writeFileAtomically", () => {
     expect(Buffer.compare(await readFile(bed.inRoot("dir/a.txt")), Buffer.from(data))).toBe(0);
   });
 
+  /** The bed's root bound again with protection lifted: hard-linked files are written then. */
+  const lifted = () => bindWorkspaceRoot(bed.sandbox.rootUrl, bed.root.operations, { allowProtectedWrites: true });
+
+  it("refuses a hard-linked target (path_protected) unless protection is lifted", async () => {
+    await link(bed.inRoot("dir/a.txt"), bed.inRoot("b.txt"));
+    await expect(resolveForWrite(bed.root, "dir/a.txt")).rejects.toMatchObject({
+      code: "path_protected",
+      message: expect.stringContaining('the rule "hard links"'),
+    });
+    await expect(resolveForWrite(await lifted(), "dir/a.txt")).resolves.toMatchObject({ exists: true });
+  });
+
   it("leaves an outside file hard-linked to the target unchanged", async () => {
     await link(bed.sandbox.outsideFile, bed.inRoot("hard.txt"));
     const outside = await lstat(bed.sandbox.outsideFile);
-    await writeFileAtomically(await resolveForWrite(bed.root, "hard.txt"), "replaced\n");
+    await writeFileAtomically(await resolveForWrite(await lifted(), "hard.txt"), "replaced\n");
     expect(await readFile(bed.inRoot("hard.txt"), "utf8")).toBe("replaced\n");
     expect(await readFile(bed.sandbox.outsideFile, "utf8")).toBe("outside secret\n");
     expect((await lstat(bed.sandbox.outsideFile)).ino).toBe(outside.ino);
@@ -62,7 +74,7 @@ describe("writeFileAtomically", () => {
 
   it("leaves another hard link to the target, inside the root, unchanged", async () => {
     await link(bed.inRoot("dir/a.txt"), bed.inRoot("b.txt"));
-    await writeFileAtomically(await resolveForWrite(bed.root, "dir/a.txt"), "new\n");
+    await writeFileAtomically(await resolveForWrite(await lifted(), "dir/a.txt"), "new\n");
     expect(await readFile(bed.inRoot("b.txt"), "utf8")).toBe("old\n");
   });
 

@@ -11,7 +11,7 @@ import type { SearchWorkspaceInput, SearchWorkspaceOptions, SearchWorkspacePage 
  * Searches the files of a workspace root for lines containing `input.query`, and returns
  * one page of hits (see {@link SearchWorkspacePage}); pass its `nextOffset` back as `offset`
  * for the next. The walk is depth first in UTF-8 byte order of names, honours `.gitignore`
- * files (root and nested) and `.git/info/exclude`, skips `.git`, binary files (a NUL in the
+ * files (root and nested) and `.git/info/exclude`, skips `.git` and the root's `.castellan/` and `.castellan-sessions/`, binary files (a NUL in the
  * first 8 KiB), links (never followed), FIFOs, sockets and devices (never opened). Every
  * file-system call goes through `root.operations`.
  *

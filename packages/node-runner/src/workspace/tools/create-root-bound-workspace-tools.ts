@@ -32,6 +32,11 @@ export interface RootBoundWorkspaceToolsOptions {
    * `ripgrep` where `rg` is on `PATH`.
    */
   readonly searchEngine?: SearchEngine;
+  /**
+   * Let the edit and patch tools write `.git` internals, `.castellan/`, `.castellan-sessions/`,
+   * shell and tool settings and hard-linked files. Default false: refused with `path_protected`.
+   */
+  readonly allowProtectedWrites?: boolean;
 }
 
 /**
@@ -49,7 +54,12 @@ export function createRootBoundWorkspaceTools(options: RootBoundWorkspaceToolsOp
   const where = "createRootBoundWorkspaceTools";
   if (options === null || typeof options !== "object") throw new InvalidOptionsError(`${where}: options are required.`);
   const guidance = trackerOf(options.instructions, where);
-  const root = bindWorkspaceRootSync(options.root, options.operations);
+  if (options.allowProtectedWrites !== undefined && typeof options.allowProtectedWrites !== "boolean") {
+    throw new InvalidOptionsError(`${where}: allowProtectedWrites must be a boolean.`);
+  }
+  const root = bindWorkspaceRootSync(options.root, options.operations, {
+    allowProtectedWrites: options.allowProtectedWrites === true,
+  });
   if (guidance.root.realPath !== root.realPath) {
     throw new InvalidOptionsError(
       `${where}: the instructions plugin reads guidance under ${guidance.root.realPath}, but the tools' root is ${root.realPath}; give both the same directory.`,

@@ -1,5 +1,11 @@
 import { defineTool, type Tool, ToolInputError } from "@castellan/harness";
-import { enterIgnoreDirectory, type IgnoreScope, ignoreScopeFor, isIgnored } from "../ignore/index.js";
+import {
+  enterIgnoreDirectory,
+  type IgnoreScope,
+  ignoreScopeFor,
+  isCastellanState,
+  isIgnored,
+} from "../ignore/index.js";
 import { discoverGuidance } from "../instructions/guidance-check.js";
 import { isWorkspacePath } from "../paths/check-path.js";
 import { readDirectory, resolveDirectory, type WorkspaceEntryKind } from "../paths/directory.js";
@@ -37,7 +43,9 @@ export interface ListPage {
 /**
  * `list_workspace`: a directory's entries (`{ path, type, bytes? }`) in UTF-8 byte order of
  * name, links shown as `symlink` and never followed. `recursive` lists the tree below, depth
- * first, skipping `.git/` and what `.gitignore` files and `.git/info/exclude` ignore. A page
+ * first, skipping `.git/` and what `.gitignore` files and `.git/info/exclude` ignore. The
+ * root's `.castellan/` and `.castellan-sessions/` are left out of every listing of the root,
+ * flat or recursive; listing one of them by its path still shows it. A page
  * is at most `maxPageBytes` of JSON; continue with `offset: nextOffset`. Entries whose names
  * cannot be written as a workspace path (a backslash or control character) are left out.
  * Read-only.
@@ -47,7 +55,7 @@ export function listWorkspaceTool(context: WorkspaceToolsContext): Tool<ListWork
   return defineTool<ListWorkspaceInput>({
     name: "list_workspace",
     description:
-      "List the files and directories in a workspace directory (default: the root). recursive lists the whole tree below it, skipping .git and ignored files. Returns { path, entries: [{ path, type, bytes? }], truncated, nextOffset? }; pass nextOffset as offset for the next page.",
+      "List the files and directories in a workspace directory (default: the root). recursive lists the whole tree below it, skipping .git and ignored files; Castellan's own state (.castellan, .castellan-sessions) is never listed. Returns { path, entries: [{ path, type, bytes? }], truncated, nextOffset? }; pass nextOffset as offset for the next page.",
     inputSchema: {
       type: "object",
       properties: {
@@ -83,6 +91,8 @@ export function listWorkspaceTool(context: WorkspaceToolsContext): Tool<ListWork
             if (entry.path === undefined) continue;
             if (recursive && entry.name === ".git") continue;
             const segments = entry.path.split("/");
+            // Castellan's state (transcripts among it) is never listed from the root, even flat.
+            if (segments.length === 1 && isCastellanState(entry.name)) continue;
             if (ignore && isIgnored(ignore, segments, entry.kind === "directory")) continue;
             const position = comparePaths(entry.path, after);
             const descend = recursive && entry.kind === "directory";

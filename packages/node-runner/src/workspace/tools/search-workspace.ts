@@ -10,7 +10,7 @@ import type { WorkspaceToolsContext } from "./workspace-context.js";
  * `search_workspace`: the lines of workspace files that contain `query` (a literal, or
  * JavaScript RegExp source with `regex`), as pages of `{ path, line, text, textTruncated? }`
  * hits with `filesScanned`, `truncated`, `nextOffset` and `timedOut`. The walk is depth first
- * in byte order of names, honours `.gitignore` files and `.git/info/exclude`, skips `.git/`,
+ * in byte order of names, honours `.gitignore` files and `.git/info/exclude`, skips `.git/` and the root's `.castellan/` and `.castellan-sessions/`,
  * binary files and links, and stops at `searchTimeoutMs`. With the `ripgrep` engine a literal
  * search matches through `rg`, with the same rules and pages. Read-only.
  */
@@ -19,7 +19,7 @@ export function searchWorkspaceTool(context: WorkspaceToolsContext): Tool<Search
   return defineTool<SearchWorkspaceInput>({
     name: "search_workspace",
     description:
-      "Search the text files of the workspace for lines containing query (literal unless regex is true). Skips .git, ignored and binary files. Returns { hits: [{ path, line, text, textTruncated? }], filesScanned, truncated, nextOffset?, timedOut }; line is what read_workspace_file takes as startLine; pass nextOffset as offset with the same arguments for more.",
+      "Search the text files of the workspace for lines containing query (literal unless regex is true). Skips .git, Castellan's own state (.castellan, .castellan-sessions), ignored and binary files. Returns { hits: [{ path, line, text, textTruncated? }], filesScanned, truncated, nextOffset?, timedOut }; line is what read_workspace_file takes as startLine; pass nextOffset as offset with the same arguments for more.",
     inputSchema: {
       type: "object",
       properties: {
