@@ -110,7 +110,14 @@ export { createRedactor, type Redactor } from "./redactor.js";
 export { type BootCheckOptions, runBootSandboxCheck, type SandboxBootRecord } from "./sandbox/boot-check.js";
 export { type ProbeSessionOptions, withProbeSession } from "./sandbox/probe-session.js";
 export { probeSandbox, type SandboxVerdict, sandboxVerdictOfError } from "./sandbox/sandbox-probe.js";
-export { bufferedJobEvents, type JobEvent, JobEventStream, maxClientLagBytes } from "./telemetry/job-events.js";
+export { JobEventLog, type JobEventSink } from "./telemetry/event-log.js";
+export {
+  bufferedJobEvents,
+  type JobEvent,
+  JobEventStream,
+  type JobEventStreamOptions,
+  maxClientLagBytes,
+} from "./telemetry/job-events.js";
 export {
   type CallMetric,
   type DrainedTelemetry,

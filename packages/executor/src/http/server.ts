@@ -132,7 +132,7 @@ export function createExecutorServer(options: ExecutorServerOptions = {}): Execu
     jobEvents: ({ request, response, jobId }) => {
       const header = request.headers["last-event-id"];
       const last = typeof header === "string" && /^\d+$/.test(header) ? Number(header) : undefined;
-      registry.follow(jobId as string, response, last);
+      return registry.follow(jobId as string, response, last);
     },
   };
 

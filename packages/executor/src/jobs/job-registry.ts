@@ -6,7 +6,8 @@ import { ExecutorRequestError } from "../errors.js";
 import { makePrivateDirectory, writePrivateFileAtomically } from "../files/private-files.js";
 import { logLine } from "../log.js";
 import { createRedactor, type Redactor } from "../redactor.js";
-import { JobEventStream } from "../telemetry/job-events.js";
+import { JobEventLog } from "../telemetry/event-log.js";
+import { bufferedJobEvents, JobEventStream } from "../telemetry/job-events.js";
 import { type DrainedTelemetry, JobTelemetry } from "../telemetry/job-telemetry.js";
 import { bodyWithoutCredentials, credentialsOf, jobIdentity } from "./identity.js";
 import { isJobId } from "./job-id.js";
@@ -93,8 +94,12 @@ export interface JobRegistry {
   view(jobId: string): JobSummary & DrainedTelemetry;
   /** The job's summary, without taking its telemetry, or `job-not-found`. */
   peek(jobId: string): JobSummary;
-  /** Serves the job's event stream as SSE to `response`, after `lastEventId` when given; `job-not-found` first. */
-  follow(jobId: string, response: ServerResponse, lastEventId: number | undefined): void;
+  /**
+   * Serves the job's event stream as SSE to `response`: the retained events after
+   * `lastEventId` (all of them without it), then the live ones until `job-end`; a settled job's
+   * stream is read from its event file and ends after the replay. `job-not-found` first.
+   */
+  follow(jobId: string, response: ServerResponse, lastEventId: number | undefined): Promise<void>;
   /** Summaries, newest first, optionally of one state; at most `limit`. */
   list(options: { readonly state?: JobState; readonly limit: number }): JobSummary[];
   /** Cancels a queued or running job (nothing is done after); a settled job is left as it is. */
@@ -120,15 +125,9 @@ export function createJobRegistry(options: JobRegistryOptions): JobRegistry {
   const log = options.log ?? logLine;
   const records = new Map<string, JobRecord>();
   const telemetries = new Map<string, JobTelemetry>();
-  const streams = new Map<string, JobEventStream>();
-  const streamOf = (jobId: string): JobEventStream => {
-    let stream = streams.get(jobId);
-    if (!stream) {
-      stream = new JobEventStream();
-      streams.set(jobId, stream);
-    }
-    return stream;
-  };
+  // The event streams in memory: a live job's, or a settled one's while a client is served.
+  const streams = new Map<string, { readonly stream: JobEventStream; readonly log: JobEventLog }>();
+  const loading = new Map<string, Promise<JobEventStream>>();
   const queue: { readonly jobId: string; readonly body: unknown }[] = [];
   const active = new Map<string, Active>();
   let closing = false;
@@ -136,11 +135,66 @@ export function createJobRegistry(options: JobRegistryOptions): JobRegistry {
   const writes = new Map<string, Promise<void>>();
 
   const jobDirectory = (jobId: string) => join(options.directory, jobId);
+  const isLive = (jobId: string) => active.has(jobId) || queue.some((entry) => entry.jobId === jobId);
+
+  /** What `job-end` carries: the state, and the error or the result of the record. */
+  function endOf(record: JobRecord): JsonValue {
+    return {
+      state: record.state,
+      ...(record.error ? { error: { code: record.error.code, message: record.error.message } } : {}),
+      ...(record.result !== undefined ? { result: record.result } : {}),
+    } as JsonValue;
+  }
+
+  /**
+   * The job's event stream, from memory or from its event file, so ids go on where they
+   * stopped. A settled job whose file does not end with `job-end` (a server killed mid-run, or
+   * a job older than the file) gets its state and end appended once, numbered on, so every
+   * client sees the same ids for them.
+   */
+  function loadStream(jobId: string): Promise<JobEventStream> {
+    const loaded = streams.get(jobId);
+    if (loaded) return Promise.resolve(loaded.stream);
+    let pending = loading.get(jobId);
+    if (!pending) {
+      pending = (async () => {
+        await makePrivateDirectory(jobDirectory(jobId));
+        const { events, log } = await JobEventLog.open(join(jobDirectory(jobId), "events.jsonl"), bufferedJobEvents);
+        const stream = new JobEventStream({ events, sink: log });
+        streams.set(jobId, { stream, log });
+        const record = records.get(jobId);
+        if (record && terminalStates.has(record.state) && !isLive(jobId) && !stream.ended) {
+          stream.publish("job-state-changed", { state: record.state, phase: record.phase ?? null });
+          stream.publish("job-end", endOf(record));
+        }
+        return stream;
+      })().finally(() => loading.delete(jobId));
+      loading.set(jobId, pending);
+    }
+    return pending;
+  }
+
+  /** Drops a settled job's stream from memory once its file holds every event (a later client reads the file). */
+  async function releaseStream(jobId: string): Promise<void> {
+    const loaded = streams.get(jobId);
+    if (!loaded) return;
+    await loaded.log.flush();
+    if (loaded.stream.ended && !isLive(jobId) && streams.get(jobId) === loaded) streams.delete(jobId);
+  }
+
+  /** Ends the stream of a job that settled without running (cancelled or stopped while queued). */
+  async function endUnstarted(jobId: string): Promise<void> {
+    const loaded = streams.get(jobId);
+    if (!loaded || loaded.stream.ended) return;
+    loaded.stream.publish("job-end", endOf(recordOf(jobId)));
+    log({ kind: "job-end", jobId, state: recordOf(jobId).state, code: null, durationMs: 0 });
+    await releaseStream(jobId);
+  }
 
   function save(record: JobRecord): Promise<void> {
     const before = records.get(record.jobId);
     records.set(record.jobId, record);
-    const stream = streams.get(record.jobId);
+    const stream = streams.get(record.jobId)?.stream;
     if (stream && (before?.state !== record.state || before?.phase !== record.phase)) {
       stream.publish("job-state-changed", { state: record.state, phase: record.phase ?? null });
     }
@@ -218,9 +272,18 @@ export function createJobRegistry(options: JobRegistryOptions): JobRegistry {
     const { controller } = entry;
     const clock = options.now ?? Date.now;
     const redactor = createRedactor(credentialsOf(body));
-    const stream = streamOf(jobId);
+    // Loaded by the submission: taken at once, so the job is `running` before submit answers.
+    const stream = streams.get(jobId)?.stream ?? (await loadStream(jobId));
     const started = { ...recordOf(jobId), state: "running" as const, startedAt: now() };
+    const startedAt = clock();
     await save(started);
+    log({
+      kind: "job-start",
+      jobId,
+      route: started.route,
+      jobKind: started.kind,
+      ...(started.resumedFrom ? { resumedFrom: started.resumedFrom } : {}),
+    });
     const telemetry = await telemetryOf(jobId);
     let phaseSince = clock();
     let outcome: JobOutcome;
@@ -247,6 +310,13 @@ export function createJobRegistry(options: JobRegistryOptions): JobRegistry {
           if (patch.phase !== undefined && patch.phase !== current.phase) {
             closePhase(telemetry, current, phaseSince, true);
             phaseSince = clock();
+            log({
+              kind: "job-phase",
+              jobId,
+              phase: patch.phase,
+              previous: current.phase ?? null,
+              pass: patch.pass ?? current.pass ?? null,
+            });
           }
           await save({ ...recordOf(jobId), ...patch });
         },
@@ -277,14 +347,16 @@ export function createJobRegistry(options: JobRegistryOptions): JobRegistry {
     });
     await telemetry.close();
     const ended = recordOf(jobId);
-    stream.publish("job-end", {
+    stream.publish("job-end", endOf(ended));
+    log({
+      kind: "job-end",
+      jobId,
       state,
-      ...(ended.error ? { error: { code: ended.error.code, message: ended.error.message } } : {}),
-      ...(ended.result !== undefined ? { result: ended.result } : {}),
-    } as JsonValue);
-    // A resumed run streams afresh.
-    streams.delete(jobId);
-    log({ kind: "job-end", jobId, state });
+      code: ended.error?.code ?? null,
+      durationMs: Math.max(0, clock() - startedAt),
+    });
+    // A resumed run goes on in the same stream, its ids after these: they are the job's.
+    await releaseStream(jobId);
   }
 
   return {
@@ -334,6 +406,8 @@ export function createJobRegistry(options: JobRegistryOptions): JobRegistry {
           `${maxQueued} jobs are already waiting; try again later.`,
         );
       }
+      // Loaded first, so the queued state is an event, numbered after the job's earlier ones.
+      await loadStream(body.jobId);
       if (existing) {
         // A resumed run: the same job, its earlier end and outcome cleared.
         const { endedAt: _ended, error: _error, result: _result, ...kept } = existing;
@@ -354,7 +428,6 @@ export function createJobRegistry(options: JobRegistryOptions): JobRegistry {
           body: bodyWithoutCredentials(body) as unknown as JsonValue,
         });
       }
-      streamOf(body.jobId);
       queue.push({ jobId: body.jobId, body });
       pump();
       return { jobId: body.jobId, state: recordOf(body.jobId).state, started: true };
@@ -371,15 +444,11 @@ export function createJobRegistry(options: JobRegistryOptions): JobRegistry {
       return summaryOf(recordOf(jobId));
     },
 
-    follow(jobId, response, lastEventId) {
-      const record = recordOf(jobId);
-      const stream = streams.get(jobId);
-      if (stream) return stream.follow(response, lastEventId);
-      // Nothing is running: the stream says where the job stands and ends.
-      const settled = new JobEventStream();
-      settled.publish("job-state-changed", { state: record.state, phase: record.phase ?? null });
-      if (record.state !== "queued") settled.publish("job-end", { state: record.state });
-      settled.follow(response, lastEventId);
+    async follow(jobId, response, lastEventId) {
+      recordOf(jobId);
+      const stream = await loadStream(jobId);
+      stream.follow(response, lastEventId);
+      if (stream.ended) await releaseStream(jobId);
     },
 
     list({ state, limit }) {
@@ -404,6 +473,7 @@ export function createJobRegistry(options: JobRegistryOptions): JobRegistry {
       if (waiting >= 0) {
         queue.splice(waiting, 1);
         await save({ ...record, state: "cancelled", endedAt: now() });
+        await endUnstarted(jobId);
         return { state: "cancelled", changed: true };
       }
       return { state: record.state, changed: false };
@@ -426,10 +496,13 @@ export function createJobRegistry(options: JobRegistryOptions): JobRegistry {
       closing = true;
       for (const waiting of queue.splice(0)) {
         await save({ ...recordOf(waiting.jobId), state: "interrupted", endedAt: now() });
+        await endUnstarted(waiting.jobId);
       }
       for (const entry of active.values()) entry.controller.abort(new Error("The server is stopping."));
       await Promise.all([...active.values()].map((entry) => entry.done));
       await Promise.all([...writes.values()].map((write) => write.catch(() => undefined)));
+      await Promise.all([...loading.values()].map((load) => load.catch(() => undefined)));
+      await Promise.all([...streams.values()].map(({ log: events }) => events.flush()));
       // Drains after a job's end write cursors; their files are closed with the rest.
       await Promise.all([...telemetries.values()].map((telemetry) => telemetry.close().catch(() => undefined)));
     },
