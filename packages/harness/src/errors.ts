@@ -1,4 +1,10 @@
 import type { CastellanErrorCode } from "./error-codes.js";
+import { scrubInspected, wasScrubbed } from "./redaction.js";
+
+// Node's util.inspect looks this symbol up; taken by its registered name, so the kernel imports no node:util.
+const inspectCustom = Symbol.for("nodejs.util.inspect.custom");
+/** Errors being printed by their own hook, which asks the default printing for them once. */
+const printing = new WeakSet<object>();
 
 /**
  * The base of every error Castellan throws: a stable `code` to branch on, a message that says
@@ -12,6 +18,23 @@ export class CastellanError extends Error {
     super(message, options);
     this.code = code;
     this.name = new.target.name;
+  }
+
+  /**
+   * `util.inspect` of a Castellan error: Node's own printing, scrubbed with every redactor that
+   * scrubbed this error or one in its `cause` chain or `errors` (see createRedactor), so what a
+   * boundary redacted stays redacted in a log line that prints the whole error, fields and
+   * causes included. An error no redactor saw prints as Node prints it.
+   */
+  [inspectCustom](depth: number, options: object, inspect?: (value: unknown, options: object) => string): unknown {
+    // Returning the error itself tells Node to print it the default way.
+    if (typeof inspect !== "function" || printing.has(this) || !wasScrubbed(this)) return this;
+    printing.add(this);
+    try {
+      return scrubInspected(this, inspect(this, { ...options, depth }));
+    } finally {
+      printing.delete(this);
+    }
   }
 }
 

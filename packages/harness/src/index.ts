@@ -98,6 +98,7 @@ export {
   projectTurn,
   renderSection,
 } from "./projection.js";
+export { createRedactor, REDACTED, type Redactor, scrubInspected } from "./redaction.js";
 export { isReservedStateKey, reservedStatePrefix } from "./reserved-state.js";
 export {
   type AcquireOptions,

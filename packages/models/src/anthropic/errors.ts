@@ -1,9 +1,8 @@
 // Turns what the SDK throws into ModelProviderErrors, at the boundary where it happens.
 import type { APIError } from "@anthropic-ai/sdk";
-import { type ModelErrorCode, ModelProviderError } from "@castellan/harness";
+import { createRedactor, type ModelErrorCode, ModelProviderError } from "@castellan/harness";
 import { errorCode } from "../shared/error-table.js";
 import { malformed } from "../shared/malformed.js";
-import { redact } from "../shared/redact.js";
 import { retryAfterMs } from "../shared/retry-after.js";
 import { anthropicErrors, CONTEXT_LENGTH_MESSAGE } from "./error-table.js";
 import { anthropicSdk } from "./sdk.js";
@@ -74,7 +73,7 @@ const SUMMARIES: Readonly<Record<ModelErrorCode, string>> = {
   model_unsupported: "Anthropic cannot do this",
 };
 
-/** A typed error whose message can never carry the key (it is redacted if a server echoed it). */
+/** A typed error that can never carry the key: its message, fields and kept cause are scrubbed if a server echoed it. */
 export function make(
   code: ModelErrorCode,
   message: string,
@@ -87,7 +86,7 @@ export function make(
     readonly requestId?: string;
   },
 ): ModelProviderError {
-  return new ModelProviderError(code, redact(message, apiKey), { provider: PROVIDER, ...options });
+  return createRedactor([apiKey]).scrubError(new ModelProviderError(code, message, { provider: PROVIDER, ...options }));
 }
 
 function requestIdOf(body: unknown): string | undefined {

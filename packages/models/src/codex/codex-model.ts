@@ -1,10 +1,16 @@
-import { DeclarationError, type ModelBinding, type ModelRequest, type ModelStreamEvent } from "@castellan/harness";
+import {
+  createRedactor,
+  DeclarationError,
+  type ModelBinding,
+  type ModelRequest,
+  type ModelStreamEvent,
+  type Redactor,
+} from "@castellan/harness";
 import type OpenAI from "openai";
 import type { ResponseCreateParamsStreaming } from "openai/resources/responses/responses";
 import { openaiSdk } from "../openai-compatible/sdk.js";
 import { onFirstUse } from "../shared/lazy-module.js";
 import { checkPricing, type Prices } from "../shared/pricing.js";
-import { type Redact, redactor } from "../shared/redact.js";
 import { retryCount } from "../shared/retry.js";
 import { type ProviderExchange, streamModelCall } from "../shared/send-and-read.js";
 import { type SseAnswer, type SseMessage, sseAnswer } from "../shared/sse.js";
@@ -22,7 +28,7 @@ interface CallContext {
   readonly settings: RequestSettings;
   readonly prices: Prices | undefined;
   readonly maxRetries: number;
-  readonly redact: Redact;
+  readonly redact: Redactor;
 }
 
 /**
@@ -74,7 +80,7 @@ export function codex(options: CodexOptions): ModelBinding {
     settings: { model, reasoning: options.reasoning ?? {}, maxOutputTokens },
     prices,
     maxRetries,
-    redact: redactor(credential),
+    redact: createRedactor([credential]),
   };
   return {
     specifier: options.specifier ?? `codex/${model}`,

@@ -1,11 +1,10 @@
 // Classifies every failure of a Responses call into a ModelProviderError at the boundary: from
 // HTTP status codes and the provider's error codes, never from message text.
-import { type ModelErrorCode, ModelProviderError } from "@castellan/harness";
+import { type ModelErrorCode, ModelProviderError, type Redactor } from "@castellan/harness";
 import type { APIError } from "openai";
 import { openaiSdk } from "../openai-compatible/sdk.js";
 import { errorCode, isFinal } from "../shared/error-table.js";
 import { malformed } from "../shared/malformed.js";
-import type { Redact } from "../shared/redact.js";
 import { retryAfterMs } from "../shared/retry-after.js";
 import { responsesErrors } from "./error-table.js";
 
@@ -16,12 +15,12 @@ export const PROVIDER = "codex";
 export function responseError(
   code: unknown,
   message: unknown,
-  redact: Redact,
+  redact: Redactor,
   requestId: string | undefined,
 ): ModelProviderError {
   const providerCode = typeof code === "string" ? code : undefined;
   const facts = { types: [providerCode] };
-  const detail = typeof message === "string" && message ? `: ${redact(message)}` : ".";
+  const detail = typeof message === "string" && message ? `: ${redact.scrub(message)}` : ".";
   return new ModelProviderError(
     errorCode(responsesErrors, facts) ?? "model_server_error",
     `The Responses stream reported a failure${providerCode ? ` (${providerCode})` : ""}${detail}`,
@@ -34,13 +33,13 @@ export function responseError(
 }
 
 /** An HTTP error answer, classified by its status and the body's code (error-table.ts). */
-function httpError(error: APIError & { status: number }, redact: Redact): ModelProviderError {
+function httpError(error: APIError & { status: number }, redact: Redactor): ModelProviderError {
   const { status } = error;
   const providerCode = typeof error.code === "string" ? error.code : undefined;
   const facts = { status, types: [providerCode] };
   const code: ModelErrorCode = errorCode(responsesErrors, facts) ?? "model_bad_request";
   const body = error.error as { message?: unknown } | undefined;
-  const detail = typeof body?.message === "string" && body.message ? `: ${redact(body.message)}` : ".";
+  const detail = typeof body?.message === "string" && body.message ? `: ${redact.scrub(body.message)}` : ".";
   const what =
     code === "model_auth"
       ? "The credential was refused"
@@ -61,14 +60,19 @@ function httpError(error: APIError & { status: number }, redact: Redact): ModelP
  * Any failure of a call, before or during its stream. The SDK's own error objects are not kept
  * as causes: they hold the raw server answer, which this error already summarizes (redacted).
  */
-export function classifyError(error: unknown, redact: Redact, requestId: string | undefined): ModelProviderError {
+export function classifyError(error: unknown, redact: Redactor, requestId: string | undefined): ModelProviderError {
+  // Whatever the error holds (its fields, a kept cause) is scrubbed too, not the message alone.
+  return redact.scrubError(classified(error, redact, requestId));
+}
+
+function classified(error: unknown, redact: Redactor, requestId: string | undefined): ModelProviderError {
   if (error instanceof ModelProviderError) return error;
   // The SDK threw it, so it is loaded; before that no SDK error can exist.
   const sdk = openaiSdk.loaded();
   if (sdk !== undefined && error instanceof sdk.APIConnectionError) {
     return new ModelProviderError(
       "model_network",
-      `The connection to the Responses API failed: ${redact(error.message)}`,
+      `The connection to the Responses API failed: ${redact.scrub(error.message)}`,
       {
         provider: PROVIDER,
         ...(requestId ? { requestId } : {}),
@@ -87,7 +91,7 @@ export function classifyError(error: unknown, redact: Redact, requestId: string 
   }
   // Anything else while reading is the transport failing, e.g. undici's "terminated" on a reset.
   const message = error instanceof Error ? error.message : String(error);
-  return new ModelProviderError("model_network", `The Responses stream broke off: ${redact(message)}`, {
+  return new ModelProviderError("model_network", `The Responses stream broke off: ${redact.scrub(message)}`, {
     provider: PROVIDER,
     ...(requestId ? { requestId } : {}),
     cause: error,

@@ -3,12 +3,12 @@ import {
   type JsonValue,
   type ModelStreamEvent,
   malformedToolCall,
+  type Redactor,
   type StopReason,
   type ToolCall,
 } from "@castellan/harness";
 import { malformed } from "../shared/malformed.js";
 import type { Prices } from "../shared/pricing.js";
-import type { Redact } from "../shared/redact.js";
 import type { AnswerMapping } from "../shared/send-and-read.js";
 import { PROVIDER, responseError } from "./errors.js";
 import { RESPONSES_PROVIDER } from "./input-items.js";
@@ -39,7 +39,7 @@ export class ResponseStreamMapper implements AnswerMapping<unknown> {
 
   constructor(
     private readonly pricing: Prices | undefined,
-    private readonly redact: Redact,
+    private readonly redact: Redactor,
     private readonly requestId: string | undefined,
   ) {}
 

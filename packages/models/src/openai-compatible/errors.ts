@@ -1,11 +1,10 @@
 // Classifies failures at the boundary where they happen: HTTP answers by status code and the
 // provider's error code/type (error-table.ts), broken connections as network errors. Messages from the provider
 // are kept (they say what to fix) but shortened and scrubbed of the credential.
-import { type ModelErrorCode, ModelProviderError } from "@castellan/harness";
+import { createRedactor, type ModelErrorCode, ModelProviderError } from "@castellan/harness";
 import { abortError } from "../shared/abort.js";
 import { type ErrorFacts, errorCode, isFinal } from "../shared/error-table.js";
 import { malformed } from "../shared/malformed.js";
-import { redact } from "../shared/redact.js";
 import { retryAfterMs } from "../shared/retry-after.js";
 import { chatCompletionsErrors } from "./error-table.js";
 import { openaiSdk } from "./sdk.js";
@@ -29,10 +28,15 @@ export interface HttpFailure {
 
 const longestProviderMessage = 300;
 
-/** Redacts the secret (see shared/redact.ts), then shortens the text. */
+/** Redacts the secret (the harness's one redactor: every occurrence, any length), then shortens the text. */
 export function scrub(text: string, secret: string | undefined): string {
-  const clean = redact(text, secret);
+  const clean = createRedactor([secret]).scrub(text);
   return clean.length > longestProviderMessage ? `${clean.slice(0, longestProviderMessage)}…` : clean;
+}
+
+/** `error` scrubbed of the secret in place: its fields and its cause chain, not only the message. */
+function scrubbed<Thrown>(context: ErrorContext, error: Thrown): Thrown {
+  return createRedactor([context.secret]).scrubError(error);
 }
 
 function field(error: unknown, name: "code" | "type" | "message"): unknown {
@@ -68,16 +72,19 @@ export function errorFromStatus(context: ErrorContext, failure: HttpFailure): Mo
   const requestId = headers?.get("x-request-id") ?? headers?.get("x-generation-id") ?? undefined;
   // Honoured for every retryable answer: servers send it with 503s and other 5xx too.
   const after = retryAfterMs(headers);
-  return new ModelProviderError(
-    code,
-    `${sentence(context.label)} answered HTTP ${status}${tag}${describe(context, error)}${hint ? ` (${hint})` : ""}`,
-    {
-      provider: context.provider,
-      status,
-      ...(isFinal(chatCompletionsErrors, facts) ? { retryable: false } : {}),
-      ...(after === undefined ? {} : { retryAfterMs: after }),
-      ...(requestId ? { requestId } : {}),
-    },
+  return scrubbed(
+    context,
+    new ModelProviderError(
+      code,
+      `${sentence(context.label)} answered HTTP ${status}${tag}${describe(context, error)}${hint ? ` (${hint})` : ""}`,
+      {
+        provider: context.provider,
+        status,
+        ...(isFinal(chatCompletionsErrors, facts) ? { retryable: false } : {}),
+        ...(after === undefined ? {} : { retryAfterMs: after }),
+        ...(requestId ? { requestId } : {}),
+      },
+    ),
   );
 }
 
@@ -91,14 +98,17 @@ export function errorFromStreamPayload(context: ErrorContext, error: unknown): M
     return errorFromStatus(context, { status: code, headers: undefined, error });
   }
   const facts = factsOf(undefined, error);
-  return new ModelProviderError(
-    // An error the table does not know: the server failed.
-    errorCode(chatCompletionsErrors, facts) ?? "model_server_error",
-    `${sentence(context.label)} reported an error in the stream${describe(context, error)}`,
-    {
-      provider: context.provider,
-      ...(isFinal(chatCompletionsErrors, facts) ? { retryable: false } : {}),
-    },
+  return scrubbed(
+    context,
+    new ModelProviderError(
+      // An error the table does not know: the server failed.
+      errorCode(chatCompletionsErrors, facts) ?? "model_server_error",
+      `${sentence(context.label)} reported an error in the stream${describe(context, error)}`,
+      {
+        provider: context.provider,
+        ...(isFinal(chatCompletionsErrors, facts) ? { retryable: false } : {}),
+      },
+    ),
   );
 }
 
@@ -115,20 +125,26 @@ export function errorFromRequest(context: ErrorContext, thrown: unknown, signal:
   const timedOut = sdk !== undefined && thrown instanceof sdk.APIConnectionTimeoutError;
   // Connection failures (refused, reset, DNS, TLS) carry the platform's error as their cause.
   const cause = apiError ? (apiError.cause ?? apiError) : thrown;
-  return new ModelProviderError(
-    "model_network",
-    `Could not reach ${context.label}${timedOut ? ": the request timed out" : ""}${causeText(cause, context)}.`,
-    { provider: context.provider, cause },
+  return scrubbed(
+    context,
+    new ModelProviderError(
+      "model_network",
+      `Could not reach ${context.label}${timedOut ? ": the request timed out" : ""}${causeText(cause, context)}.`,
+      { provider: context.provider, cause },
+    ),
   );
 }
 
 /** The error for a connection that broke while the answer was being read. */
 export function errorFromDisconnect(context: ErrorContext, thrown: unknown, signal: AbortSignal): Error {
   if (signal.aborted) return abortError(signal);
-  return new ModelProviderError(
-    "model_network",
-    `The connection to ${context.label} broke before the answer was complete${causeText(thrown, context)}.`,
-    { provider: context.provider, cause: thrown },
+  return scrubbed(
+    context,
+    new ModelProviderError(
+      "model_network",
+      `The connection to ${context.label} broke before the answer was complete${causeText(thrown, context)}.`,
+      { provider: context.provider, cause: thrown },
+    ),
   );
 }
 

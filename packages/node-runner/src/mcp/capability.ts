@@ -47,7 +47,7 @@ async function catalogTools(connection: McpConnection, options: ResolvedMcpOptio
     byName.set(name, origin);
     const tool = defineTool({
       name,
-      description: connection.redactor.redact(
+      description: connection.redactor.scrub(
         entry.description ?? `The "${entry.name}" tool of the ${serverName} MCP server.`,
       ),
       inputSchema: (entry.inputSchema ?? { type: "object" }) as JsonObject,

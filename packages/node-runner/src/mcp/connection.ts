@@ -1,5 +1,5 @@
 import { fileURLToPath } from "node:url";
-import type { JsonObject, ToolContext, ToolResult } from "@castellan/harness";
+import { createRedactor, type JsonObject, type Redactor, type ToolContext, type ToolResult } from "@castellan/harness";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ElicitRequestSchema, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
@@ -14,7 +14,6 @@ import {
   type McpStdioOptions,
   type ResolvedMcpOptions,
 } from "./options.js";
-import { Redactor } from "./redact.js";
 import { convertResult } from "./results.js";
 import { StdioServerProcess } from "./stdio-process.js";
 import { checkServerUrl } from "./url.js";
@@ -42,6 +41,15 @@ function describe(error: unknown): string {
 function lastBytes(text: string, bytes: number): string {
   const buffer = Buffer.from(text, "utf8");
   return buffer.length <= bytes ? text : buffer.subarray(buffer.length - bytes).toString("utf8");
+}
+
+/**
+ * The secrets of one credential header: its whole value and, for `<scheme> <credentials>`
+ * (`Bearer abc`), the credentials alone, which a server may echo without the scheme.
+ */
+function headerSecrets(value: string): string[] {
+  const credentials = /^[A-Za-z][A-Za-z0-9._~+-]*\s+(\S.*)$/.exec(value)?.[1];
+  return credentials ? [value, credentials] : [value];
 }
 
 /** A tool call's failure, as the error result the model reads. */
@@ -125,7 +133,7 @@ export class McpConnection {
       const url = checkServerUrl(fromParams(spec.url, params));
       const headers = spec.headers === undefined ? {} : fromParams(spec.headers, params);
       checkSecretKeys(options.secretKeys, Object.keys(headers), at);
-      secrets = options.secretKeys.map((key) => headers[key] ?? "");
+      secrets = options.secretKeys.flatMap((key) => headerSecrets(headers[key] ?? ""));
       http = new StreamableHTTPClientTransport(url, {
         requestInit: { headers: { ...headers } },
         // A redirect is never followed: the checked URL is the only one spoken to.
@@ -139,7 +147,7 @@ export class McpConnection {
       });
       commandText = url.href;
     }
-    const redactor = new Redactor(secrets);
+    const redactor = createRedactor(secrets);
     const client = new Client(
       { name: "castellan", version: "0.1.0" },
       { capabilities: options.elicitation ? { elicitation: { form: {} } } : {} },
@@ -150,14 +158,15 @@ export class McpConnection {
     const fail = async (reason: string, cause: unknown): Promise<never> => {
       await client.close().catch(() => undefined);
       await transport.close().catch(() => undefined);
-      if (signal.aborted) throw cause;
-      const stderr = stdio ? redactor.redact(lastBytes(stdio.stderrTail, startFailureStderrBytes)).trim() : "";
-      throw new McpStartError(
-        serverName,
-        redactor.redact(
+      // Whatever the server answered may be in the cause (an HTTP server reflecting its Authorization header).
+      if (signal.aborted) throw redactor.scrubError(cause);
+      const stderr = stdio ? redactor.scrub(lastBytes(stdio.stderrTail, startFailureStderrBytes)).trim() : "";
+      throw redactor.scrubError(
+        new McpStartError(
+          serverName,
           `The MCP server "${serverName}" (${commandText}) did not start: ${reason}.${stderr ? ` Its stderr ends:\n${stderr}` : ""}`,
+          { cause },
         ),
-        { cause },
       );
     };
     try {
@@ -257,7 +266,7 @@ export class McpConnection {
           ])));
       if (ended && this.#stdio?.exit) {
         this.#lost ??= `it exited (${ended.signal ?? `code ${ended.code}`})`;
-        const stderr = this.redactor.redact(this.#stdio.stderrTail).trim();
+        const stderr = this.redactor.scrub(this.#stdio.stderrTail).trim();
         return failure(
           "mcp_server_exited",
           `The MCP server "${serverName}" exited during the call (${ended.signal ? `signal ${ended.signal}` : `exit code ${ended.code}`}).${stderr ? ` Its stderr ends:\n${stderr}` : ""}`,
@@ -266,12 +275,12 @@ export class McpConnection {
       if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
         return failure(
           "mcp_call_timeout",
-          this.redactor.redact(`The call to "${toolName}" timed out: ${error.message}`),
+          this.redactor.scrub(`The call to "${toolName}" timed out: ${error.message}`),
         );
       }
       if (this.#lost)
         return failure("mcp_server_unavailable", `The MCP server "${serverName}" is not available (${this.#lost}).`);
-      return failure("mcp_call_failed", this.redactor.redact(`The call to "${toolName}" failed: ${describe(error)}`));
+      return failure("mcp_call_failed", this.redactor.scrub(`The call to "${toolName}" failed: ${describe(error)}`));
     } finally {
       this.#calls.delete(scope);
     }

@@ -1,5 +1,4 @@
-import type { ContentBlock, ToolResult } from "@castellan/harness";
-import type { Redactor } from "./redact.js";
+import type { ContentBlock, Redactor, ToolResult } from "@castellan/harness";
 
 /** What the call returned, as the SDK parsed it. */
 export interface McpCallResult {
@@ -80,7 +79,7 @@ export function boundText(blocks: readonly ContentBlock[], maxBytes: number, red
       kept.push(block);
       continue;
     }
-    const text = redactor.redact(block.text);
+    const text = redactor.scrub(block.text);
     const bytes = Buffer.from(text, "utf8");
     if (bytes.length <= left) {
       kept.push({ type: "text", text });
