@@ -15,13 +15,13 @@ import { afterEach, describe, expect, it } from "vitest";
 import {
   bufferedJobEvents,
   createJobRegistry,
+  JobEventLog,
   JobEventStream,
   type JobOutcome,
   type JobRegistry,
   type JobWork,
   jobIdentity,
 } from "../src/index.js";
-
 import { tempDirPerTest } from "./support.ts";
 
 const temp = tempDirPerTest("castellan-executor-replay-");
