@@ -4,9 +4,17 @@
 // redactor with the old 8-character minimum), to show that the case detects the attack: a
 // check that passes against the unsafe configuration would prove nothing.
 import { spawn } from "node:child_process";
-import { describe, expect, it } from "vitest";
+import { inspect } from "node:util";
+import { createRedactor, defineAgent, type Redactor } from "@castellan/harness";
+import { scriptedModel } from "@castellan/models/testing";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { createNodeRunner, McpStartError, mcp } from "../src/index.js";
 import { LineReader, maxMessageBytes } from "../src/mcp/line-reader.js";
+import { rejection } from "./support/index.ts";
 import { floodServerEntry } from "./support/mcp.ts";
+import { startReflectingMcpServer } from "./support/reflecting-mcp-server.ts";
 
 const mebibyte = 1024 * 1024;
 
@@ -104,5 +112,115 @@ describe("MCP attack: a stdio server drips one long line in small chunks", () =>
 
   it("is detected against a reader that re-joins its buffer on every chunk", () => {
     expect(linearWithin(joiningReader(), 1_000)).toBe(false);
+  });
+});
+
+/** Whether `token` can be seen in `error`: any text it carries, down its causes, or util.inspect of it. */
+function observable(error: unknown, token: string): boolean {
+  const seen = new Set<unknown>();
+  const texts: string[] = [];
+  const visit = (value: unknown): void => {
+    if (value === null || typeof value !== "object" || seen.has(value)) return;
+    seen.add(value);
+    for (const key of Object.getOwnPropertyNames(value)) {
+      const entry = (value as Record<string, unknown>)[key];
+      if (typeof entry === "string") texts.push(entry);
+      else visit(entry);
+    }
+  };
+  visit(error);
+  return texts.some((text) => text.includes(token)) || inspect(error, { depth: 30, showHidden: true }).includes(token);
+}
+
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+});
+
+/**
+ * The reflection attack at the redaction boundary: a real Streamable HTTP server on loopback
+ * answers `initialize` with a 500 quoting the Authorization header; the SDK's error becomes
+ * the cause of an McpStartError, which `boundary` is given with the header's secrets.
+ * Resolves with what left the boundary.
+ */
+async function reflectedOpenError(
+  token: string,
+  boundary: (error: McpStartError, secrets: readonly string[]) => unknown,
+): Promise<unknown> {
+  const server = await startReflectingMcpServer("initialize");
+  closers.push(() => server.close());
+  const header = `Bearer ${token}`;
+  const transport = new StreamableHTTPClientTransport(new URL(server.url), {
+    requestInit: { headers: { Authorization: header } },
+  });
+  const client = new Client({ name: "attack", version: "0.0.0" });
+  const cause = await rejection(client.connect(transport));
+  await client.close().catch(() => undefined);
+  const error = new McpStartError("reflect", `The MCP server "reflect" did not start: ${String(cause)}`, { cause });
+  return boundary(error, [header, token]);
+}
+
+/** The shipped boundary: the one redactor over the whole error. */
+const shipped = (error: McpStartError, secrets: readonly string[]) => createRedactor(secrets).scrubError(error);
+
+/** The executor's old redactor: secrets under 8 characters ignored. */
+function eightCharacterMinimum(secrets: readonly string[]): Pick<Redactor, "scrub"> {
+  const known = secrets.filter((secret) => secret.length >= 8).sort((a, b) => b.length - a.length);
+  return { scrub: (text) => known.reduce((clean, secret) => clean.split(secret).join("[redacted]"), text) };
+}
+
+/** The old MCP boundary: the message scrubbed, the cause kept as it was. */
+const messageOnly = (error: McpStartError, secrets: readonly string[]) => {
+  const redactor = createRedactor(secrets);
+  Object.defineProperty(error, "message", { value: redactor.scrub(error.message) });
+  return error;
+};
+
+/** The old rule at the boundary: everything scrubbed, but with the 8-character minimum. */
+const oldMinimum = (error: McpStartError, secrets: readonly string[]) => {
+  const old = eightCharacterMinimum(secrets);
+  const scrubbed = old.scrub(error.message);
+  const cause = error.cause as Error;
+  cause.message = old.scrub(cause.message);
+  cause.stack = old.scrub(cause.stack ?? "");
+  return new McpStartError("reflect", scrubbed, { cause });
+};
+
+describe("MCP attack: an HTTP server reflects the Authorization header in a 500 at initialize", () => {
+  it("leaves no token in the error, its causes or util.inspect, through mcp() and a Runner", async () => {
+    const token = "tok-attack-91c2";
+    const server = await startReflectingMcpServer("initialize");
+    closers.push(() => server.close());
+    const agent = defineAgent("test.mcp-attack", {
+      model: scriptedModel([]),
+      capabilities: [
+        mcp({
+          serverName: "reflect",
+          transport: "http",
+          url: server.url,
+          headers: { Authorization: `Bearer ${token}` },
+          secretKeys: ["Authorization"],
+        }),
+      ],
+    });
+    const runner = await createNodeRunner({ agent, permissions: "full-access" });
+    closers.push(() => runner.close());
+    expect(observable(await rejection(runner.createSession()), token)).toBe(false);
+  });
+
+  it("is contained by the shipped redactor, for a long token and for one of two characters", async () => {
+    for (const token of ["tok-attack-91c2", "k3"]) {
+      expect(observable(await reflectedOpenError(token, shipped), token)).toBe(false);
+    }
+  });
+
+  it("is detected against a boundary that scrubs the message and keeps the cause as it was", async () => {
+    expect(observable(await reflectedOpenError("tok-attack-91c2", messageOnly), "tok-attack-91c2")).toBe(true);
+  });
+
+  it("is detected against the old redactor that ignores secrets under 8 characters", async () => {
+    expect(observable(await reflectedOpenError("k3", oldMinimum), "k3")).toBe(true);
+    // The same boundary holds for a long token: the minimum is what lets the short one through.
+    expect(observable(await reflectedOpenError("tok-attack-91c2", oldMinimum), "tok-attack-91c2")).toBe(false);
   });
 });
