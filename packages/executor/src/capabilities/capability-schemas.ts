@@ -33,8 +33,6 @@ export const maxJobMcpAllowedTools = 64;
 export const maxJobMcpEntries = 64;
 /** Longest `env` or `headers` value, in characters. */
 export const maxJobMcpValueLength = 16_384;
-/** Shortest value a `secretKeys` entry may name: the job's redactor ignores anything shorter. */
-export const minJobSecretLength = 8;
 
 const serverNamePattern = /^[A-Za-z0-9_-]{1,32}$/;
 const toolNamePattern = /^[A-Za-z0-9_.-]{1,64}$/;
@@ -236,13 +234,8 @@ function checkServer(
     const entry = Object.hasOwn(entries, key) ? entries[key] : undefined;
     if (entry === undefined) {
       ctx.addIssue({ code: "custom", path, message: `must name a key of this server's ${field}.` });
-    } else if (entry.length < minJobSecretLength) {
-      ctx.addIssue({
-        code: "custom",
-        path,
-        message: `names a value shorter than ${minJobSecretLength} characters, which cannot be redacted.`,
-      });
     }
+    // A value of any length is accepted: the job's redactor replaces even a one-character secret.
   });
   const tools = new Set<string>();
   (server.allowedTools ?? []).forEach((tool, index) => {
