@@ -6,6 +6,7 @@ import { dirname, isAbsolute, join } from "node:path";
 import type { CommandPreparedSpawn, CommandPrepareRequest } from "../supervisor/index.js";
 import type { ResolvedSandboxPolicy } from "./config.js";
 import { SandboxConfigError } from "./errors.js";
+import { withNamespaceReport } from "./namespace-report.js";
 import { defaultSandboxDependencies, findExecutable } from "./preflight.js";
 
 /** The exact version of `@anthropic-ai/sandbox-runtime` this layer is written against. */
@@ -59,6 +60,8 @@ export function sandboxRuntimePackagePath(): string {
  */
 export function createSandboxRuntimeAdapter(options: SandboxRuntimeAdapterOptions = {}): SandboxRuntimeAdapter {
   let runtime: Runtime | undefined;
+  // The bubblewrap the active profile runs, as the runtime writes it in each command line.
+  let activeBwrapPath: string | undefined;
   const temp = new ProfileTemp();
   const load = async (): Promise<Runtime> => {
     runtime ??= (await import(runtimePackage)) as Runtime;
@@ -101,6 +104,7 @@ export function createSandboxRuntimeAdapter(options: SandboxRuntimeAdapterOption
       // The log monitor puts seccomp and proxy denials in the store that `finalize` reads.
       try {
         await SandboxManager.initialize(parsed.data, undefined, true);
+        activeBwrapPath = bwrapPath;
       } catch (error) {
         await temp.remove();
         throw error;
@@ -129,11 +133,17 @@ export function createSandboxRuntimeAdapter(options: SandboxRuntimeAdapterOption
         request.cwd,
         { commandId: request.commandId },
       );
-      const [first, ...rest] = wrapped.argv;
+      // bubblewrap reports its namespace's init on a descriptor the supervisor reads and kills.
+      const reported = withNamespaceReport(wrapped.argv, activeBwrapPath ?? defaultSandboxDependencies.bwrap);
+      const [first, ...rest] = reported.argv;
       if (first === undefined) throw new Error("The sandbox runtime returned no argv.");
       const executable = isAbsolute(first) ? first : (findExecutable(first) ?? first);
       // Not wrapped.env: it is this process's whole environment.
-      return { argv: [executable, ...rest], env: { ...request.env } };
+      return {
+        argv: [executable, ...rest],
+        env: { ...request.env },
+        ...(reported.reportFd !== undefined ? { pidNamespaceReportFd: reported.reportFd } : {}),
+      };
     },
     async finalize(request: { readonly commandId: string; readonly command: string; readonly stderr: string }) {
       const { SandboxManager } = await load();

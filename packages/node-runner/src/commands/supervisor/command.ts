@@ -5,7 +5,16 @@ import type { Readable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
 import { fileURLToPath } from "node:url";
 import { CommandSpawnError } from "./errors.js";
-import { guardGroup, unguardGroup } from "./exit-guard.js";
+import { guardGroup, guardNamespaceInit, unguardGroup, unguardNamespaceInit } from "./exit-guard.js";
+import {
+  identifyNamespaceInit,
+  killNamespaceInit,
+  maxReportFd,
+  minReportFd,
+  type NamespaceInit,
+  namespaceInitGone,
+  namespaceInitKillEnabled,
+} from "./namespace-init.js";
 import type { CommandSupervisorLimits } from "./options.js";
 import { OutputCapture } from "./output-capture.js";
 import { terminateGroup } from "./process-group.js";
@@ -25,6 +34,11 @@ export type TerminationReason = "timeout" | "stop" | "cleanup";
 
 /** How long output is still read after the group is gone, at least: a process that left the group may hold the pipe. */
 const minimumDrainMs = 100;
+/**
+ * How long a namespace report is still awaited once the group is gone, at least. The report's
+ * writer is in the group, so its end follows at once; a report later than this is still acted on.
+ */
+const minimumReportWaitMs = 1_000;
 
 type LeaderExit = readonly [code: number | null, signal: NodeJS.Signals | null];
 
@@ -53,6 +67,12 @@ export class SupervisedCommand {
   #termination: Promise<void> | undefined;
   #result: CommandResult | undefined;
   readonly #layer: CommandSpawnLayer | undefined;
+  /** The PID namespace init the layer's program reported, once read. */
+  #init: NamespaceInit | undefined;
+  /** Resolves once the report is read (with or without an init); at once when none was asked for. */
+  readonly #reported: Promise<void>;
+  /** Set when the supervisor starts ending the processes: a report read from then on is killed at once. */
+  #ending = false;
 
   /**
    * Spawns `request` in a new process group, with stdin from /dev/null. Throws
@@ -68,6 +88,7 @@ export class SupervisedCommand {
     const commandId = `cmd_${randomBytes(12).toString("hex")}`;
     let argv: readonly string[] = [request.shell.executable, ...request.shell.arguments, request.command];
     let env = request.env;
+    let reportFd: number | undefined;
     if (request.layer) {
       // The layer's argv and env are final; a layer that fails refuses the spawn.
       try {
@@ -83,6 +104,7 @@ export class SupervisedCommand {
         }
         argv = [...prepared.argv];
         env = prepared.env;
+        reportFd = checkReportFd(prepared.pidNamespaceReportFd);
       } catch (error) {
         throw new CommandSpawnError(request.shell.executable, cwd, { cause: error });
       }
@@ -91,7 +113,11 @@ export class SupervisedCommand {
     const startedAt = new Date();
     let child: DetachedProcess;
     try {
-      child = spawnDetached(executable, args, { cwd, env });
+      child = spawnDetached(executable, args, {
+        cwd,
+        env,
+        ...(reportFd !== undefined ? { pidNamespaceReportFd: reportFd } : {}),
+      });
     } catch (error) {
       await releaseLayer(request, commandId);
       throw new CommandSpawnError(executable, cwd, { cause: error });
@@ -129,6 +155,7 @@ export class SupervisedCommand {
   ) {
     this.commandId = commandId;
     this.#layer = request.layer;
+    this.#reported = this.#watchReport(child.namespaceInit);
     this.ownerKey = request.ownerKey;
     this.command = request.command;
     this.lifetime = request.lifetime ?? "ordinary";
@@ -207,8 +234,44 @@ export class SupervisedCommand {
   readonly #onAbort = () => void this.terminate("cleanup");
 
   #terminateGroup(): Promise<void> {
-    this.#termination ??= terminateGroup(this.processGroupId, this.#limits.killGraceMs);
+    this.#termination ??= this.#endProcesses();
     return this.#termination;
+  }
+
+  /**
+   * Ends the group and the namespace init its program reported: an init known now is killed
+   * first, one reported later is killed when it is read, even after the group is gone.
+   */
+  async #endProcesses(): Promise<void> {
+    this.#ending = true;
+    if (this.#init) killNamespaceInit(this.#init);
+    await terminateGroup(this.processGroupId, this.#limits.killGraceMs);
+    // The report's writer was in the group: its end, with or without a pid, comes now.
+    let timer: NodeJS.Timeout | undefined;
+    const waitMs = Math.max(this.#limits.killGraceMs, minimumReportWaitMs);
+    await Promise.race([this.#reported, new Promise((resolve) => (timer = setTimeout(resolve, waitMs)))]);
+    clearTimeout(timer);
+    const init = this.#init;
+    if (init === undefined || !namespaceInitKillEnabled()) return;
+    killNamespaceInit(init);
+    await namespaceInitGone(init);
+    unguardNamespaceInit(init);
+  }
+
+  /** Records the init the report names (guarded while it runs); once ending, kills it at once. */
+  async #watchReport(report: Promise<number | undefined> | undefined): Promise<void> {
+    const pid = await report;
+    if (pid === undefined) return;
+    const init = await identifyNamespaceInit(pid);
+    // Gone already: its namespace went with it.
+    if (init === undefined) return;
+    this.#init = init;
+    guardNamespaceInit(init);
+    if (this.#ending && namespaceInitKillEnabled()) {
+      killNamespaceInit(init);
+      // After the wait for the report gave up, nothing else waits for this init: it is released here.
+      void namespaceInitGone(init).then(() => unguardNamespaceInit(init));
+    }
   }
 
   #pipe(stream: Readable, capture: OutputCapture, name: "stdout" | "stderr"): Promise<void> {
@@ -279,6 +342,17 @@ export class SupervisedCommand {
     this.stderr.write(Buffer.from(annotated.slice(given.length), "utf8"));
     for (const listener of this.#outputListeners) listener();
   }
+}
+
+/** The layer's report descriptor, checked: undefined, or an integer from 3 to 8. */
+function checkReportFd(fd: unknown): number | undefined {
+  if (fd === undefined) return undefined;
+  if (!Number.isInteger(fd) || (fd as number) < minReportFd || (fd as number) > maxReportFd) {
+    throw new TypeError(
+      `The spawn layer's pidNamespaceReportFd must be an integer from ${minReportFd} to ${maxReportFd}.`,
+    );
+  }
+  return fd as number;
 }
 
 /** A layer prepared a command that never started: its `finalize` still runs, so what it holds per command is released. */

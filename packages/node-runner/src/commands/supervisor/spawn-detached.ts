@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import type { Readable } from "node:stream";
 import { brokeredSpawn, spawnBrokerAvailable } from "./broker/client.js";
+import { readNamespaceReport, stdioWithReport } from "./namespace-init.js";
 
 /** A started process as the supervisor uses it: a `ChildProcess`, or a command the spawn broker started. */
 export interface DetachedProcess {
@@ -12,6 +13,25 @@ export interface DetachedProcess {
   once(event: "error", listener: (error: Error) => void): unknown;
   once(event: "exit", listener: (code: number | null, signal: NodeJS.Signals | null) => void): unknown;
   on(event: "error", listener: (error: Error) => void): unknown;
+  /**
+   * With `pidNamespaceReportFd`: resolves with the pid reported on that descriptor, or with
+   * undefined once it closed without one (or the process never started). Never rejects.
+   */
+  readonly namespaceInit?: Promise<number | undefined>;
+}
+
+/** Options of {@link spawnDetached}. */
+export interface SpawnDetachedOptions {
+  /** The working directory, absolute. */
+  readonly cwd: string;
+  /** The whole environment; nothing of this process's is added. */
+  readonly env: Readonly<Record<string, string>>;
+  /**
+   * A descriptor, 3 to 8, opened as a pipe whose first `"child-pid": N` names a PID
+   * namespace's init (bubblewrap's `--info-fd`); read into `namespaceInit`. Default: none
+   * (the process gets only stdin, stdout and stderr).
+   */
+  readonly pidNamespaceReportFd?: number;
 }
 
 /**
@@ -28,13 +48,16 @@ export interface DetachedProcess {
 export function spawnDetached(
   executable: string,
   args: readonly string[],
-  options: { readonly cwd: string; readonly env: Readonly<Record<string, string>> },
+  options: SpawnDetachedOptions,
 ): DetachedProcess {
   if (process.platform !== "win32" && spawnBrokerAvailable()) return brokeredSpawn(executable, args, options);
-  return spawn(executable, [...args], {
+  const reportFd = options.pidNamespaceReportFd;
+  const child = spawn(executable, [...args], {
     cwd: options.cwd,
     env: { ...options.env },
     detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: stdioWithReport(reportFd),
   });
+  if (reportFd === undefined) return child;
+  return Object.assign(child, { namespaceInit: readNamespaceReport(child.stdio[reportFd] as Readable | null) });
 }

@@ -149,6 +149,15 @@ export interface CommandSpawnLayer {
 export interface CommandPreparedSpawn {
   readonly argv: readonly string[];
   readonly env: Readonly<Record<string, string>>;
+  /**
+   * The descriptor (3 to 8) on which the spawned program reports the init of the PID namespace
+   * it makes, as bubblewrap's `--info-fd` does (a JSON object with `"child-pid": N`). The
+   * supervisor opens a pipe there, reads the report (4 KiB of it at most), and SIGKILLs that
+   * process whenever it ends the command, which ends every process of the namespace, also
+   * when the report arrives after the command's group was already ended. Only a program the
+   * layer trusts may write there: the pid it names is killed. Default: none.
+   */
+  readonly pidNamespaceReportFd?: number;
 }
 
 /** A command as the registry knows it now. */

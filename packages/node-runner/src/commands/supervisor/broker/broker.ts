@@ -6,6 +6,15 @@
 import { spawn } from "node:child_process";
 import { connect, type Socket } from "node:net";
 import { setPriority } from "node:os";
+import type { Readable } from "node:stream";
+import {
+  identifyNamespaceInit,
+  killNamespaceInit,
+  type NamespaceInit,
+  readNamespaceReport,
+  stdioWithReport,
+  stillRunning,
+} from "../namespace-init.js";
 import { escapedGroupsSync } from "../process-group.js";
 import { type BrokerEvent, type BrokerSpawnMessage, outputHeader } from "./protocol.js";
 
@@ -17,6 +26,11 @@ if (Number.isInteger(niceness) && niceness > 0) setPriority(0, niceness);
 
 /** The groups this broker started that have not exited: SIGKILLed if the host goes away. */
 const live = new Set<number>();
+/**
+ * The namespace inits reported by this broker's commands, by token, kept while they run (even
+ * past their leader's exit, until the host has ended them): SIGKILLed if the host goes away.
+ */
+const inits = new Map<string, NamespaceInit>();
 
 const send = (event: BrokerEvent) => {
   if (process.connected) process.send?.(event);
@@ -55,7 +69,7 @@ async function start(message: BrokerSpawnMessage): Promise<void> {
       cwd: message.cwd,
       env: { ...message.env },
       detached: true,
-      stdio: ["ignore", stdout, stderr],
+      stdio: withReport(stdout, stderr, message.pidNamespaceReportFd),
     });
   } catch (error) {
     release();
@@ -67,6 +81,14 @@ async function start(message: BrokerSpawnMessage): Promise<void> {
     release();
     if (child.pid !== undefined) live.add(child.pid);
     send({ type: "spawned", token: message.token, pid: child.pid as number });
+    const reportFd = message.pidNamespaceReportFd;
+    if (reportFd === undefined) return;
+    void readNamespaceReport(child.stdio[reportFd] as Readable | null).then(async (pid) => {
+      const init = pid === undefined ? undefined : await identifyNamespaceInit(pid);
+      for (const [token, known] of inits) if (!stillRunning(known)) inits.delete(token);
+      if (init) inits.set(message.token, init);
+      send({ type: "reported", token: message.token, pid: pid ?? null });
+    });
   });
   child.once("error", (error: NodeJS.ErrnoException) => {
     release();
@@ -89,6 +111,8 @@ process.on("message", (message: BrokerSpawnMessage) => {
 
 // The host is gone (it exited, or was killed outright): nothing it started outlives it.
 process.on("disconnect", () => {
+  // A namespace's init first: killed, it takes its whole namespace with it.
+  for (const init of inits.values()) killNamespaceInit(init);
   // What left a group (a sandbox's own session) is listed first: killed, its members leave it orphaned.
   for (const group of [...live].flatMap((leader) => [leader, ...escapedGroupsSync(leader)])) {
     try {
@@ -97,3 +121,11 @@ process.on("disconnect", () => {
   }
   process.exit(0);
 });
+
+/** The command's stdio: /dev/null, the two output sockets, and a pipe at `reportFd` when asked. */
+function withReport(stdout: Socket, stderr: Socket, reportFd: number | undefined): (Socket | "ignore" | "pipe")[] {
+  const stdio: (Socket | "ignore" | "pipe")[] = stdioWithReport(reportFd);
+  stdio[1] = stdout;
+  stdio[2] = stderr;
+  return stdio;
+}

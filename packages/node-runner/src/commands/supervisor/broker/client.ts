@@ -27,13 +27,23 @@ export class BrokeredChild extends EventEmitter {
   attached = 0;
   heldExit: readonly [number | null, NodeJS.Signals | null] | undefined;
 
+  /** With a report descriptor: the init the broker read from it (see `DetachedProcess.namespaceInit`). */
+  readonly namespaceInit: Promise<number | undefined> | undefined;
+  /** Settles {@link namespaceInit}; later calls do nothing. */
+  report: (pid: number | undefined) => void = () => undefined;
+
   /** Called once the exit is emitted: the command no longer needs its token. */
   readonly #settled: () => void;
 
-  constructor(token: string, settled: () => void) {
+  constructor(token: string, settled: () => void, withReport = false) {
     super();
     this.token = token;
     this.#settled = settled;
+    if (withReport) {
+      this.namespaceInit = new Promise((resolve) => {
+        this.report = resolve;
+      });
+    }
   }
 
   /** Emits `exit` once both outputs are attached (or never will be), so no output is missed. */
@@ -114,9 +124,12 @@ function startBroker(): Broker {
     if (event.type === "spawned") {
       target.pid = event.pid;
       target.emit("spawn");
+    } else if (event.type === "reported") {
+      target.report(event.pid ?? undefined);
     } else if (event.type === "failed") {
       children.delete(event.token);
       release(broker);
+      target.report(undefined);
       target.stdout.end();
       target.stderr.end();
       target.emit("error", Object.assign(new Error(event.message), event.code ? { code: event.code } : {}));
@@ -136,6 +149,8 @@ function startBroker(): Broker {
       if (target.pid === undefined)
         target.emit("error", new Error("The spawn broker stopped before the command started."));
       else target.exit(null, "SIGKILL", true);
+      // A report still on its way is lost with the broker; the group's own end covers the rest.
+      target.report(undefined);
       target.stdout.end();
       target.stderr.end();
     }
@@ -163,15 +178,33 @@ export function spawnBrokerAvailable(): boolean {
 export function brokeredSpawn(
   executable: string,
   args: readonly string[],
-  options: { readonly cwd: string; readonly env: Readonly<Record<string, string>> },
+  options: {
+    readonly cwd: string;
+    readonly env: Readonly<Record<string, string>>;
+    readonly pidNamespaceReportFd?: number;
+  },
 ): BrokeredChild {
   current ??= startBroker();
   const broker = current;
   const token = randomBytes(16).toString("hex");
-  const child = new BrokeredChild(token, () => {
+  const reportFd = options.pidNamespaceReportFd;
+  // The token is forgotten once the exit is out and the report (which may come after it) is in.
+  let pending = reportFd === undefined ? 1 : 2;
+  const forget = () => {
+    if (--pending > 0) return;
     broker.children.delete(token);
     release(broker);
-  });
+  };
+  const child = new BrokeredChild(
+    token,
+    () => {
+      forget();
+      // A report that never comes (a process outside the group holds its descriptor) is given up.
+      if (pending > 0) setTimeout(() => child.report(undefined), 5_000).unref();
+    },
+    reportFd !== undefined,
+  );
+  void child.namespaceInit?.then(forget);
   broker.children.set(token, child);
   broker.process.channel?.ref();
   const message: BrokerSpawnMessage = {
@@ -181,11 +214,13 @@ export function brokeredSpawn(
     args: [...args],
     cwd: options.cwd,
     env: { ...options.env },
+    ...(reportFd !== undefined ? { pidNamespaceReportFd: reportFd } : {}),
   };
   broker.process.send(message, (error) => {
     if (!error || !broker.children.has(token)) return;
     broker.children.delete(token);
     release(broker);
+    child.report(undefined);
     child.emit("error", error);
   });
   return child;

@@ -11,12 +11,16 @@ export interface BrokerSpawnMessage {
   readonly args: readonly string[];
   readonly cwd: string;
   readonly env: Readonly<Record<string, string>>;
+  /** A descriptor (3 to 8) the broker opens as a pipe and reads for a PID namespace's init; see `SpawnDetachedOptions`. */
+  readonly pidNamespaceReportFd?: number;
 }
 
 /** Broker to host: how a command started, and how it ended. */
 export type BrokerEvent =
   | { readonly type: "spawned"; readonly token: string; readonly pid: number }
   | { readonly type: "failed"; readonly token: string; readonly message: string; readonly code?: string }
+  /** Once per command that asked for a report: the init's pid, or null when the report closed without one. */
+  | { readonly type: "reported"; readonly token: string; readonly pid: number | null }
   | {
       readonly type: "exited";
       readonly token: string;
