@@ -1,18 +1,20 @@
 // Smoke test of the commands bench at a tiny size: 3 latency runs per subject and an 8 MiB
 // drain through every subject, a report with finite figures and every target line. Timing is
-// not asserted. Skipped, saying so, where bwrap is absent; under CI a missing bwrap fails.
+// not asserted. Skipped, saying so, where bwrap, socat or rg is absent; under CI that fails.
 
 import { describe, expect, it } from "vitest";
+import { describeNeeding, osSandboxPrograms, programPath } from "../test-support/system-programs.ts";
 import { runCommandsBench } from "./support/commands/bench.ts";
 import { formatCommandsBenchReport } from "./support/commands/report.ts";
 import { subjectNames } from "./support/commands/subjects.ts";
-import { sandboxPrograms } from "./support/sandbox-programs.ts";
 
-const { bwrap, skipNote } = sandboxPrograms();
-
-describe.skipIf(bwrap === undefined)(`the commands bench${skipNote}`, () => {
+describeNeeding(osSandboxPrograms, "the commands bench", () => {
   it("runs every subject small and prints its figures and targets", async () => {
-    const report = await runCommandsBench({ runs: 3, drainBytes: 8 * 1024 * 1024, bwrap: bwrap as string });
+    const report = await runCommandsBench({
+      runs: 3,
+      drainBytes: 8 * 1024 * 1024,
+      bwrap: programPath("bwrap") as string,
+    });
     for (const name of subjectNames) {
       const figures = report.subjects[name];
       for (const value of [figures.latencyMs, figures.drainMs, figures.throughput]) {

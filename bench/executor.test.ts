@@ -2,12 +2,10 @@
 // polling; a report with finite figures and both target lines. Timing is not asserted.
 // Skipped, saying so, where the sandbox's programs are absent; under CI that fails instead.
 import { describe, expect, it } from "vitest";
+import { describeNeeding, osSandboxPrograms, programPath } from "../test-support/system-programs.ts";
 import { formatExecutorBenchReport, runExecutorBench } from "./support/executor/bench.ts";
-import { sandboxPrograms } from "./support/sandbox-programs.ts";
 
-const { bwrap, skipNote } = sandboxPrograms();
-
-describe.skipIf(bwrap === undefined)(`the executor bench${skipNote}`, () => {
+describeNeeding(osSandboxPrograms, "the executor bench", () => {
   it("runs 2 jobs and prints its figures, the ratio and the targets", async () => {
     const report = await runExecutorBench({ jobs: 2, turns: 4, turnMs: 10, idleMs: 1_000, limitMs: 120_000 });
     expect(report.succeeded).toBe(2);

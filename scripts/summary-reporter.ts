@@ -5,6 +5,12 @@ export interface TestCounts {
   readonly passed: number;
   readonly failed: number;
   readonly skipped: number;
+  /**
+   * Why groups of the skipped tests were skipped, each reason once in the order first met: the
+   * `meta.skippedFor` that test-support/system-programs.ts sets (`chromium missing: apt-get
+   * install -y chromium`). Tests skipped for any other reason add none.
+   */
+  readonly skippedFor: readonly string[];
 }
 
 /**
@@ -21,12 +27,17 @@ export function countTests(
   let passed = 0;
   let failed = unhandledErrors.length;
   let skipped = 0;
+  const skippedFor = new Set<string>();
   for (const module of testModules) {
     for (const test of module.children.allTests()) {
       const state = test.result().state;
       if (state === "passed") passed++;
       else if (state === "failed") failed++;
-      else skipped++;
+      else {
+        skipped++;
+        const reason = test.meta().skippedFor;
+        if (typeof reason === "string" && reason !== "") skippedFor.add(reason);
+      }
     }
     for (const suite of [module, ...module.children.allSuites()]) {
       if (suite.errors().length > 0) failed++;
@@ -34,17 +45,29 @@ export function countTests(
   }
   // The run failed for a reason none of the counts above shows: the line must not say 0 failed.
   if (reason !== "passed" && failed === 0) failed = 1;
-  return { passed, failed, skipped };
+  return { passed, failed, skipped, skippedFor: [...skippedFor] };
 }
 
-/** Ends the run with one plain line, `tests: N passed, N failed, N skipped`, that any CI can read. */
+/**
+ * The closing line: `tests: N passed, N failed, N skipped`, then, when some tests were skipped
+ * for a missing program, each reason in parentheses (`; ` between two).
+ */
+export function closingLine(counts: TestCounts): string {
+  const line = `tests: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`;
+  return counts.skippedFor.length === 0 ? line : `${line} (${counts.skippedFor.join("; ")})`;
+}
+
+/**
+ * Ends the run with one plain line that any CI can read, `tests: N passed, N failed, N skipped`,
+ * followed by what to install when suites were skipped for a missing program (which under CI
+ * fails instead, so CI's line stays plain).
+ */
 export default class SummaryReporter implements Reporter {
   onTestRunEnd(
     testModules: ReadonlyArray<TestModule>,
     unhandledErrors: ReadonlyArray<SerializedError>,
     reason: TestRunEndReason,
   ): void {
-    const { passed, failed, skipped } = countTests(testModules, unhandledErrors, reason);
-    process.stdout.write(`\ntests: ${passed} passed, ${failed} failed, ${skipped} skipped\n`);
+    process.stdout.write(`\n${closingLine(countTests(testModules, unhandledErrors, reason))}\n`);
   }
 }

@@ -94,8 +94,11 @@ const store = createFileSessionStore({ directory: pathToFileURL(`${sessions}/`) 
 const runner = await createNodeRunner({
   agent: coder,
   permissions: "ask-on-write",
-  // Small on purpose, so that the flow shows an automatic compaction.
-  contextBudget: { contextWindow: 5_000, reserveOutputTokens: 500, keepRecent: 0.1 },
+  // Small on purpose, so that the flow shows an automatic compaction. Its threshold (80% of
+  // 4,425 tokens, about 3,540) sits midway between the request before turn 8 and the one before
+  // turn 9 (about 3,450 and 3,630 tokens measured, --sandbox os being some 35 tokens larger for
+  // its sandbox rule): the compaction comes at the same point in both modes.
+  contextBudget: { contextWindow: 4_925, reserveOutputTokens: 500, keepRecent: 0.1 },
   plugins: [
     {
       name: "example.composition",

@@ -33,6 +33,11 @@ describe.concurrent("the summary reporter's closing line", () => {
     ["test-fails.test.ts", "tests: 1 passed, 1 failed, 0 skipped", 1],
     ["unhandled-rejection.test.ts", "tests: 1 passed, 1 failed, 0 skipped", 1],
     ["all-pass.test.ts", "tests: 2 passed, 0 failed, 1 skipped", 0],
+    [
+      "skipped-for-programs.test.ts",
+      "tests: 1 passed, 0 failed, 5 skipped (chromium missing: apt-get install -y chromium; bubblewrap, socat missing: apt-get install -y bubblewrap socat)",
+      0,
+    ],
   ])("%s ends with %s and exit code %i", async (file, line, code) => {
     const run = await runFixture(file);
     expect(run).toEqual({ code, line });

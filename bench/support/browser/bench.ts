@@ -16,7 +16,7 @@ import { createNodeRunner } from "@castellan/node-runner";
 import { chromium, type Page } from "playwright-core";
 import { servePage } from "./page.ts";
 
-/** The Chromium both sides drive. */
+/** The Chromium both sides drive unless `executablePath` names another: Debian's. */
 export const benchExecutable = "/usr/bin/chromium";
 
 /** The measured actions. */
@@ -31,6 +31,8 @@ export interface BrowserBenchOptions {
   readonly warmups: number;
   /** Rows of the page (three elements each). Default 100. */
   readonly rows: number;
+  /** The Chromium both sides drive (an absolute path). Default {@link benchExecutable}. */
+  readonly executablePath?: string;
   readonly progress?: (message: string) => void;
 }
 
@@ -88,7 +90,8 @@ function toolCall(
 /** Runs the bench: one Session on one managed browser, one raw browser beside it. */
 export async function runBrowserBench(options: BrowserBenchOptions): Promise<BrowserBenchReport> {
   const served = await servePage(options.rows);
-  const raw = await chromium.launch({ executablePath: benchExecutable, headless: true, args: launchArgs });
+  const executablePath = options.executablePath ?? benchExecutable;
+  const raw = await chromium.launch({ executablePath, headless: true, args: launchArgs });
   try {
     const page = await (await raw.newContext({ viewport: { width: 1280, height: 720 } })).newPage();
     const steps: { action: Action; row: number; measured: boolean }[] = [];
@@ -130,7 +133,7 @@ export async function runBrowserBench(options: BrowserBenchOptions): Promise<Bro
       capabilities: [
         browser({
           mode: "managed",
-          executablePath: benchExecutable,
+          executablePath,
           origins: [new URL(served.url).origin],
           viewport: { width: 1280, height: 720 },
         }),

@@ -5,9 +5,8 @@
 import { existsSync } from "node:fs";
 import { cp, mkdtemp, readFile, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { runningUnderCi } from "../../../test-support/shared-conformance.ts";
 import { createPackedConsumer, type PackedConsumer } from "../../test-support/pack.ts";
 
 /** The example's folder. */
@@ -39,32 +38,6 @@ export async function sampleCopy(): Promise<{ readonly directory: string; remove
   const directory = join(base, "sample-project");
   await cp(join(exampleDirectory, "sample-project"), directory, { recursive: true });
   return { directory, remove: () => rm(base, { recursive: true, force: true }) };
-}
-
-/** The Debian packages the OS sandbox needs, by the executable each provides. */
-const sandboxPackages = { bwrap: "bubblewrap", socat: "socat", rg: "ripgrep" } as const;
-
-function onPath(executable: string): boolean {
-  return (process.env.PATH ?? "")
-    .split(delimiter)
-    .some((folder) => folder !== "" && existsSync(join(folder, executable)));
-}
-
-/**
- * Whether the OS sandbox can run here. Where a package is missing, the sandboxed checks are
- * skipped with `skipNote` naming it; under CI a missing package fails the file instead.
- */
-export function osSandbox(): { readonly available: boolean; readonly skipNote: string } {
-  const missing = Object.entries(sandboxPackages)
-    .filter(([executable]) => !onPath(executable))
-    .map(([, name]) => name);
-  if (missing.length > 0 && runningUnderCi()) {
-    throw new Error(`The OS sandbox checks are required under CI, but ${missing.join(", ")} is not installed.`);
-  }
-  return {
-    available: missing.length === 0,
-    skipNote: missing.length === 0 ? "" : ` — SKIPPED: the OS sandbox needs ${missing.join(", ")} (required under CI)`,
-  };
 }
 
 /** One saved record of a Session log, as the tests read it. */

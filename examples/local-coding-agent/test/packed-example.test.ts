@@ -9,12 +9,11 @@ import { existsSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { itNeeding, osSandboxPrograms } from "../../../test-support/system-programs.ts";
 import { exec, type PackedConsumer } from "../../test-support/pack.ts";
-import { createExampleConsumer, type Logged, osSandbox, resultText, sampleCopy, sessionRecords } from "./consumer.ts";
+import { createExampleConsumer, type Logged, resultText, sampleCopy, sessionRecords } from "./consumer.ts";
 
 let packed: PackedConsumer;
-const sandbox = osSandbox();
-
 beforeAll(async () => {
   packed = await createExampleConsumer();
 }, 300_000);
@@ -164,8 +163,9 @@ describe("the packed local coding agent example", () => {
     }
   }, 120_000);
 
-  it.skipIf(!sandbox.available)(
-    `runs the same flow with commands in bubblewrap${sandbox.skipNote}`,
+  itNeeding(
+    osSandboxPrograms,
+    "runs the same flow with commands in bubblewrap",
     async () => {
       await checkFlow("os");
     },

@@ -3,8 +3,9 @@ import { DeclarationError, defineCapability, textOf } from "@castellan/harness";
 import { browserToolNames } from "@castellan/node-runner";
 import { PNG } from "pngjs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describeNeeding } from "../../../test-support/system-programs.ts";
 import { browser } from "../src/browser/index.ts";
-import { chromiumPath, requireChromium } from "./support/chromium.ts";
+import { chromiumPath } from "./support/chromium.ts";
 import { chromiumChildren } from "./support/managed.ts";
 import { startServer, type TestServer } from "./support/servers.ts";
 import { call, capabilityRunner, lastToolText, runToEnd, toolResults } from "./support/session.ts";
@@ -12,7 +13,6 @@ import { call, capabilityRunner, lastToolText, runToEnd, toolResults } from "./s
 let a: TestServer;
 
 beforeAll(async () => {
-  requireChromium();
   a = await startServer();
   a.page(
     "/page",
@@ -37,7 +37,7 @@ afterAll(async () => {
 const managed = (extra: Record<string, unknown> = {}) =>
   browser({ mode: "managed", executablePath: chromiumPath, actionTimeoutMs: 5_000, ...extra });
 
-describe("browser({ mode: 'managed' }) in a Session", () => {
+describeNeeding(["chromium"], "browser({ mode: 'managed' }) in a Session", () => {
   it("declares the ten tools and the browser section, launching nothing until the first navigate", async () => {
     const before = chromiumChildren().length;
     const capability = managed();

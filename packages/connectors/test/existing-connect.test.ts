@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describeNeeding } from "../../../test-support/system-programs.ts";
 import { checkEndpoint, ExistingChromeConnection, isExistingChromeError } from "../src/browser/existing/index.js";
 import { type CdpProxy, startCdpProxy } from "./support/existing-cdp-proxy.ts";
 import { type RunningChromium, SideClient, startChromium } from "./support/existing-chromium.ts";
@@ -35,7 +36,7 @@ async function refusal(promise: Promise<unknown>): Promise<{ code: string; messa
   return { code: error.code, message: error.message };
 }
 
-describe("endpoints", () => {
+describeNeeding(["chromium"], "endpoints", () => {
   it("accepts only a loopback ws:// browser-level URL", async () => {
     expect(checkEndpoint("ws://127.0.0.1:9222/devtools/browser/abc")).toBe("ws://127.0.0.1:9222/devtools/browser/abc");
     expect(checkEndpoint("ws://127.4.5.6:9222/devtools/browser/abc")).toContain("127.4.5.6");
@@ -90,7 +91,7 @@ describe("endpoints", () => {
   });
 });
 
-describe("connecting and listing tabs", () => {
+describeNeeding(["chromium"], "connecting and listing tabs", () => {
   it("connects through the profile's DevToolsActivePort and lists the page tabs", async () => {
     const connection = await ExistingChromeConnection.connect({ profileDirectory: chromium.profileDirectory });
     try {

@@ -1,5 +1,6 @@
 import { isBrowserToolError } from "@castellan/node-runner";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describeNeeding, itNeeding } from "../../../test-support/system-programs.ts";
 import { ExistingChromeConnection } from "../src/browser/existing/index.js";
 import { forbiddenMethods } from "./support/existing-cdp-proxy.ts";
 import { type ExistingFixture, live, startExistingFixture } from "./support/existing-fixture.ts";
@@ -37,7 +38,7 @@ async function until(condition: () => boolean): Promise<void> {
   }
 }
 
-describe("revocation", () => {
+describeNeeding(["chromium"], "revocation", () => {
   it("another client navigating the tab to another Origin revokes the grant, still revoked after it returns", async () => {
     const { grant, targetId } = await fixture.grantPage("/start");
     expect((await grant.observe(live())).title).toBe("Start");
@@ -107,7 +108,7 @@ describe("revocation", () => {
   });
 });
 
-it("never sent emulation, download, persistent-script or Browser commands", () => {
+itNeeding(["chromium"], "never sent emulation, download, persistent-script or Browser commands", () => {
   // Last in the file: vitest runs a file's tests in the order they are declared.
   expect(forbiddenMethods(fixture.proxy.commands)).toEqual([]);
   expect(fixture.proxy.commands.some((command) => command.method === "Target.attachToTarget")).toBe(true);

@@ -1,6 +1,7 @@
 // The ten tools over a real selected tab: browser({ mode: "selected" }) with a granted
 // ExistingChromeConnection tab, in a Session on the scripted model.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describeNeeding, itNeeding } from "../../../test-support/system-programs.ts";
 import { browser } from "../src/browser/index.ts";
 import { forbiddenMethods } from "./support/existing-cdp-proxy.ts";
 import { type ExistingFixture, startExistingFixture } from "./support/existing-fixture.ts";
@@ -25,7 +26,7 @@ afterAll(async () => {
   await fixture?.stop();
 });
 
-describe("browser({ mode: 'selected' }) on a granted Chrome tab", () => {
+describeNeeding(["chromium"], "browser({ mode: 'selected' }) on a granted Chrome tab", () => {
   it("snapshots first, hovers to reveal, clicks, navigates same-Origin, captures, and refuses tab switching", async () => {
     const targetId = await fixture.side.openTab(`${fixture.site.origin}/rows`);
     const tab = (await fixture.connection.listTabs()).find((entry) => entry.targetId === targetId)!;
@@ -70,7 +71,7 @@ describe("browser({ mode: 'selected' }) on a granted Chrome tab", () => {
   });
 });
 
-it("never sent emulation, download, persistent-script or Browser commands", () => {
+itNeeding(["chromium"], "never sent emulation, download, persistent-script or Browser commands", () => {
   // Last in the file: vitest runs a file's tests in the order they are declared.
   expect(forbiddenMethods(fixture.proxy.commands)).toEqual([]);
   expect(fixture.proxy.commands.some((command) => command.method === "Target.attachToTarget")).toBe(true);

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describeNeeding, itNeeding } from "../../../test-support/system-programs.ts";
 import { fixedChromiumArgs } from "../src/browser/managed/launch-options.ts";
 import { profileDirectory } from "../src/browser/managed/profiles.ts";
 import { chromiumPath } from "./support/chromium.ts";
@@ -34,19 +35,23 @@ afterAll(async () => {
 });
 
 describe("launch", () => {
-  it("adds the fixed flags (and --no-sandbox as root), and ends the browser process on close", async () => {
-    const before = chromiumChildren();
-    const browser = await openDirect({}, "launch-flags");
-    const launched = chromiumChildren().filter((pid) => !before.includes(pid));
-    expect(launched).toHaveLength(1);
-    const commandLine = execFileSync("ps", ["-o", "args=", "-p", String(launched[0])], { encoding: "utf8" });
-    for (const flag of fixedChromiumArgs) expect(commandLine).toContain(flag);
-    if (process.getuid?.() === 0) expect(commandLine).toContain("--no-sandbox");
-    expect(commandLine).toContain("LocalNetworkAccessChecks");
-    await browser.close();
-    await browser.close();
-    expect(chromiumChildren().filter((pid) => launched.includes(pid))).toEqual([]);
-  });
+  itNeeding(
+    ["chromium"],
+    "adds the fixed flags (and --no-sandbox as root), and ends the browser process on close",
+    async () => {
+      const before = chromiumChildren();
+      const browser = await openDirect({}, "launch-flags");
+      const launched = chromiumChildren().filter((pid) => !before.includes(pid));
+      expect(launched).toHaveLength(1);
+      const commandLine = execFileSync("ps", ["-o", "args=", "-p", String(launched[0])], { encoding: "utf8" });
+      for (const flag of fixedChromiumArgs) expect(commandLine).toContain(flag);
+      if (process.getuid?.() === 0) expect(commandLine).toContain("--no-sandbox");
+      expect(commandLine).toContain("LocalNetworkAccessChecks");
+      await browser.close();
+      await browser.close();
+      expect(chromiumChildren().filter((pid) => launched.includes(pid))).toEqual([]);
+    },
+  );
 
   it("with neither executablePath nor channel, runs playwright-core's own lookup and fails it explicitly", async () => {
     // In a process of its own whose browser cache is empty, so no downloaded browser can answer.
@@ -83,7 +88,7 @@ describe("launch", () => {
   });
 });
 
-describe("persistent profiles", () => {
+describeNeeding(["chromium"], "persistent profiles", () => {
   it("keeps localStorage and a cookie across close and reopen of the same Session id, not another", async () => {
     const directory = pathToFileURL(profiles).href;
     const first = await openDirect({ profilesDirectory: profiles }, "session-a");

@@ -22,7 +22,7 @@ describe("without playwright-core", () => {
       .open({
         sessionId: "s",
         signal: AbortSignal.timeout(5_000),
-        admittedOrigins: { has: () => false, list: () => [] },
+        admittedOrigins: { has: () => false, list: () => [], admissible: () => true },
       })
       .catch((caught) => caught);
     expect(error).toMatchObject({ code: "browser_unavailable" });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describeNeeding } from "../../../test-support/system-programs.ts";
 import { type DirectBrowser, openDirect, role } from "./support/managed.ts";
 import { startServer, type TestServer } from "./support/servers.ts";
 
@@ -22,7 +23,7 @@ afterAll(async () => {
   await b?.close();
 });
 
-describe("top-level navigation", () => {
+describeNeeding(["chromium"], "top-level navigation", () => {
   it("refuses a link to an unadmitted Origin naming only the Origin; a new tab, switch back and repeat succeeds", async () => {
     const secret = `${b.origin}/secret/landing?token=hunter2`;
     a.page("/link", `<title>Link</title><label>Kept <input></label><a href="${secret}">Go</a>`);
@@ -113,7 +114,7 @@ function resourcesPage(other: TestServer): string {
     </script>`;
 }
 
-describe("resource policy", () => {
+describeNeeding(["chromium"], "resource policy", () => {
   it("same-origin: a cross-origin image, fetch, iframe and WebSocket reach the second server zero times; no service worker is fetched", async () => {
     const other = await startServer("127.0.0.4");
     try {

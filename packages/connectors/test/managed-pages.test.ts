@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describeNeeding } from "../../../test-support/system-programs.ts";
 import { type DirectBrowser, openDirect, role } from "./support/managed.ts";
 import { startServer, type TestServer } from "./support/servers.ts";
 
@@ -18,7 +19,7 @@ afterAll(async () => {
   await b?.close();
 });
 
-describe("managed pages", () => {
+describeNeeding(["chromium"], "managed pages", () => {
   it("fills text, checks a checkbox and submits a form", async () => {
     a.page(
       "/form",

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describeNeeding } from "../../../test-support/system-programs.ts";
 import { type DirectBrowser, openDirect, refOf, role } from "./support/managed.ts";
 import { startServer, type TestServer } from "./support/servers.ts";
 
@@ -23,7 +24,7 @@ afterAll(async () => {
   await a?.close();
 });
 
-describe("managed targets", () => {
+describeNeeding(["chromium"], "managed targets", () => {
   it("refuses two matches as ambiguous with the count and advice", async () => {
     await browser.goto(`${a.origin}/rows`);
     const error = await browser.act({ kind: "click", target: role("button", "Delete") }).catch((caught) => caught);

@@ -10,6 +10,7 @@ import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import { describeNeeding, osSandboxPrograms } from "../../../test-support/system-programs.ts";
 import { errorBody, textAnswer, toolCallAnswer } from "../../models/test/openai-compatible/chat-fixture.ts";
 import { type HttpFixture, sendJson, sendSse, startHttpFixture } from "../../models/test/support/http-fixture.ts";
 import type { ExecutorServer } from "../src/index.js";
@@ -17,7 +18,6 @@ import {
   bareRepository,
   followEvents,
   jobBody,
-  osSandbox,
   send,
   settled,
   startServer,
@@ -25,7 +25,6 @@ import {
   testToken,
 } from "./support.ts";
 
-const sandbox = osSandbox();
 const temp = tempDirPerTest("castellan-executor-binding-");
 const bin = fileURLToPath(new URL("../dist/bin/castellan-executor.js", import.meta.url));
 const key = "sk-job-model-key-0123456789abcdef";
@@ -55,7 +54,7 @@ async function fixture(
   return server;
 }
 
-describe.skipIf(!sandbox.available)(`the job's model binding${sandbox.skipNote}`, () => {
+describeNeeding(osSandboxPrograms, "the job's model binding", () => {
   it("sends the job's token as the Authorization header, under /phase/<pass> with proxyPhasePath", async () => {
     const models = await fixture([
       (response) => sendSse(response, patchCall()),
@@ -120,7 +119,7 @@ describe.skipIf(!sandbox.available)(`the job's model binding${sandbox.skipNote}`
   }, 120_000);
 });
 
-describe.skipIf(!sandbox.available)(`the bin across a SIGKILL and a SIGTERM${sandbox.skipNote}`, () => {
+describeNeeding(osSandboxPrograms, "the bin across a SIGKILL and a SIGTERM", () => {
   function serve(
     dataDirectory: string,
   ): Promise<{ child: ChildProcess; port: number; exited: Promise<number | null> }> {

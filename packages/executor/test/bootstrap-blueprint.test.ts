@@ -7,12 +7,12 @@ import { mkdtemp } from "node:fs/promises";
 import { join } from "node:path";
 import { type ScriptedStepSource, scriptedModel } from "@castellan/models/testing";
 import { afterEach, describe, expect, it } from "vitest";
+import { describeNeeding, osSandboxPrograms } from "../../../test-support/system-programs.ts";
 import type { ExecutorServer, ModelFactory } from "../src/index.js";
 import { inventoryHeading } from "../src/inventory/environment-inventory.js";
 import { buggyMath, command, fixedMath, patchMath, sampleRepository } from "./sample-project.ts";
-import { bareRepository, git, jobBody, osSandbox, send, settled, startServer, tempDirPerTest } from "./support.ts";
+import { bareRepository, git, jobBody, send, settled, startServer, tempDirPerTest } from "./support.ts";
 
-const sandbox = osSandbox();
 const temp = tempDirPerTest("castellan-executor-bootstrap-");
 const servers: ExecutorServer[] = [];
 afterEach(async () => {
@@ -49,7 +49,7 @@ async function submit(route: string, steps: readonly ScriptedStepSource[], body:
 
 const inventoryCount = (system: string | undefined) => (system ?? "").split(inventoryHeading).length - 1;
 
-describe.skipIf(!sandbox.available)(`bootstrap and blueprint jobs${sandbox.skipNote}`, () => {
+describeNeeding(osSandboxPrograms, "bootstrap and blueprint jobs", () => {
   it("bootstraps from a reference into one commit force-pushed to the target, without install output or sentinels", async () => {
     const reference = await sampleRepository(temp.path);
     const target = await bareRepository(temp.path);

@@ -4,12 +4,12 @@
 // stopped mid-pass publishing what the agent committed once more.
 import { type ScriptedStepSource, scriptedModel } from "@castellan/models/testing";
 import { afterEach, describe, expect, it } from "vitest";
+import { describeNeeding, osSandboxPrograms } from "../../../test-support/system-programs.ts";
 import type { ModelFactory } from "../src/index.js";
 import { startArtifactFixture } from "./artifact-fixture.ts";
 import { buggyMath, command, fixAndCommit, fixedMath, patchMath, sampleRepository } from "./sample-project.ts";
-import { git, jobBody, osSandbox, send, startServer, tempDirPerTest } from "./support.ts";
+import { git, jobBody, send, startServer, tempDirPerTest } from "./support.ts";
 
-const sandbox = osSandbox();
 const temp = tempDirPerTest("castellan-executor-extras-");
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -46,7 +46,7 @@ async function runJob(
   return { view, model, bare, followUps, branch: `castellan/${jobId}`, ...started };
 }
 
-describe.skipIf(!sandbox.available)(`more of the coding job${sandbox.skipNote}`, () => {
+describeNeeding(osSandboxPrograms, "more of the coding job", () => {
   it("stages context images before each pass, fetching only misses, and names a failed transfer to the agent", async () => {
     const images = await startArtifactFixture(artifactToken, (id) =>
       id === "missing" ? { kind: "status", status: 404 } : { kind: "file", body: Buffer.from(`png of ${id}`) },

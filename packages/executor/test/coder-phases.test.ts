@@ -5,12 +5,12 @@
 import type { ModelRequest } from "@castellan/harness";
 import { type ScriptedStepSource, scriptedModel } from "@castellan/models/testing";
 import { afterEach, describe, expect, it } from "vitest";
+import { describeNeeding, osSandboxPrograms } from "../../../test-support/system-programs.ts";
 import type { ExecutorServer, ModelFactory, PassInfo } from "../src/index.js";
 import { inventoryHeading } from "../src/inventory/environment-inventory.js";
 import { buggyMath, command, fixAndCommit, fixedMath, patchMath, sampleRepository } from "./sample-project.ts";
-import { git, jobBody, osSandbox, send, startServer, tempDirPerTest } from "./support.ts";
+import { git, jobBody, send, startServer, tempDirPerTest } from "./support.ts";
 
-const sandbox = osSandbox();
 const temp = tempDirPerTest("castellan-executor-phases-");
 const servers: ExecutorServer[] = [];
 afterEach(async () => {
@@ -65,7 +65,7 @@ async function runJob(
 const phases = (spans: readonly { kind: string; name: string }[]) =>
   spans.filter((span) => span.kind === "phase").map((span) => span.name);
 
-describe.skipIf(!sandbox.available)(`the coding job's phases${sandbox.skipNote}`, () => {
+describeNeeding(osSandboxPrograms, "the coding job's phases", () => {
   it("installs, proves red-then-green, validates, and pushes, in that order; the install note reaches the pass", async () => {
     const steps = [
       patchMath(buggyMath, fixedMath),

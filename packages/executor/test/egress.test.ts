@@ -6,10 +6,10 @@ import { createServer, type Socket } from "node:net";
 import type { ModelRequest } from "@castellan/harness";
 import { scriptedModel } from "@castellan/models/testing";
 import { afterEach, describe, expect, it } from "vitest";
+import { describeNeeding, osSandboxPrograms } from "../../../test-support/system-programs.ts";
 import { inventoryHeading, type ProbeRun, parseEgressTarget, probeEgress } from "../src/index.js";
-import { bareRepository, jobBody, osSandbox, send, settled, startServer, tempDirPerTest } from "./support.ts";
+import { bareRepository, jobBody, send, settled, startServer, tempDirPerTest } from "./support.ts";
 
-const sandbox = osSandbox();
 const temp = tempDirPerTest("castellan-executor-egress-");
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -94,7 +94,7 @@ describe("the egress verdict", () => {
   });
 });
 
-describe.skipIf(!sandbox.available)(`the egress check of a real job${sandbox.skipNote}`, () => {
+describeNeeding(osSandboxPrograms, "the egress check of a real job", () => {
   it("is reachable with the target and the name allowed, blocked with nothing allowed", async () => {
     const connections: Socket[] = [];
     const listener = createServer((socket) => {

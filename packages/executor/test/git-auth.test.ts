@@ -11,11 +11,11 @@ import type { ModelBinding } from "@castellan/harness";
 import { type ScriptedStepSource, scriptedModel } from "@castellan/models/testing";
 import { spawnDetached } from "@castellan/node-runner";
 import { afterEach, describe, expect, it } from "vitest";
+import { describeNeeding, osSandboxPrograms } from "../../../test-support/system-programs.ts";
 import type { SpawnProcess } from "../src/index.js";
 import { startGitHttpServer } from "./git-http.ts";
-import { bareRepository, git, jobBody, osSandbox, send, settled, startServer, tempDirPerTest } from "./support.ts";
+import { bareRepository, git, jobBody, send, settled, startServer, tempDirPerTest } from "./support.ts";
 
-const sandbox = osSandbox();
 const temp = tempDirPerTest("castellan-executor-git-auth-");
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -35,7 +35,7 @@ async function textsUnder(directory: string): Promise<string> {
   return texts.join("\n");
 }
 
-describe.skipIf(!sandbox.available)(`the clone's credentials and checkout${sandbox.skipNote}`, () => {
+describeNeeding(osSandboxPrograms, "the clone's credentials and checkout", () => {
   it("keeps the token to the server's own clone and push, and sets the commit identity and exclusions", async () => {
     const bare = await bareRepository(temp.path);
     const remote = await startGitHttpServer(dirname(bare), repoToken);

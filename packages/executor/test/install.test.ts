@@ -15,6 +15,7 @@ import { join } from "node:path";
 import type { ModelRequest } from "@castellan/harness";
 import type { ScriptedStepSource } from "@castellan/models/testing";
 import { afterEach, describe, expect, it } from "vitest";
+import { describeNeeding, osSandboxPrograms } from "../../../test-support/system-programs.ts";
 import { withCommandSession } from "../src/commands/command-session.js";
 import type { ExecutorServerOptions } from "../src/index.js";
 import {
@@ -29,9 +30,8 @@ import { createRedactor } from "../src/redactor.js";
 import { createJobWatch } from "../src/watch/job-watch.js";
 import { runSampleJob, type SampleJobRun } from "./sample-job.ts";
 import { command, fixAndCommit } from "./sample-project.ts";
-import { git, osSandbox, startServer, tempDirPerTest } from "./support.ts";
+import { git, startServer, tempDirPerTest } from "./support.ts";
 
-const sandbox = osSandbox();
 const temp = tempDirPerTest("castellan-executor-install-");
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -267,7 +267,7 @@ const gitContext = (home: string) => ({
   signal: new AbortController().signal,
 });
 
-describe.skipIf(!sandbox.available)(`the dependency install in a command Session${sandbox.skipNote}`, () => {
+describeNeeding(osSandboxPrograms, "the dependency install in a command Session", () => {
   it("feeds the inactivity watchdog with its heartbeat: 50 ms beats keep a 200 ms watchdog quiet through a 1 s install", async () => {
     const checkout = await gitCheckout();
     const home = join(temp.path, "home");
@@ -396,7 +396,7 @@ async function runJob(options: {
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 
-describe.skipIf(!sandbox.available)(`the dependency install through a job${sandbox.skipNote}`, () => {
+describeNeeding(osSandboxPrograms, "the dependency install through a job", () => {
   it("folds a failed install into the pass: its exit code, its last 8 KiB with the body's tokens redacted", async () => {
     const artifactToken = "artifact-upload-token-0123456789abcdef";
     // The model's token straight in the command, the artifact token from the command's environment.

@@ -10,6 +10,7 @@ import { delimiter, join } from "node:path";
 import type { ModelRequest } from "@castellan/harness";
 import { scriptedModel } from "@castellan/models/testing";
 import { afterEach, describe, expect, it } from "vitest";
+import { describeNeeding, osSandboxPrograms } from "../../../test-support/system-programs.ts";
 import {
   createInventoryMemo,
   type InventoryMemo,
@@ -21,9 +22,8 @@ import {
   probedTools,
   probeTools,
 } from "../src/index.js";
-import { bareRepository, jobBody, osSandbox, send, startServer, tempDirPerTest } from "./support.ts";
+import { bareRepository, jobBody, send, startServer, tempDirPerTest } from "./support.ts";
 
-const sandbox = osSandbox();
 const temp = tempDirPerTest("castellan-executor-inventory-");
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -167,7 +167,7 @@ describe("the inventory's memo", () => {
   });
 });
 
-describe.skipIf(!sandbox.available)(`the inventory of a real job${sandbox.skipNote}`, () => {
+describeNeeding(osSandboxPrograms, "the inventory of a real job", () => {
   it("probes in the job's sandbox, with stubs first on PATH, and appends the block once", async () => {
     const stubs = join(temp.path, "stubs");
     await mkdir(stubs);

@@ -11,12 +11,12 @@ import { dirname, join } from "node:path";
 import type { ModelRequest } from "@castellan/harness";
 import type { ScriptedStepSource } from "@castellan/models/testing";
 import { afterEach, describe, expect, it } from "vitest";
+import { describeNeeding, osSandboxPrograms } from "../../../test-support/system-programs.ts";
 import type { ExecutorServerOptions } from "../src/index.js";
 import { runSampleJob, type SampleJobRun } from "./sample-job.ts";
 import { command, fixAndCommit } from "./sample-project.ts";
-import { git, jobBody, osSandbox, send, startServer, tempDirPerTest } from "./support.ts";
+import { git, jobBody, send, startServer, tempDirPerTest } from "./support.ts";
 
-const sandbox = osSandbox();
 const temp = tempDirPerTest("castellan-executor-job-tools-");
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -78,7 +78,7 @@ const stdoutOf = (report: string) => (JSON.parse(report) as { stdout: { text: st
 
 const toolNames = (request: ModelRequest | undefined) => (request?.tools ?? []).map((tool) => tool.name);
 
-describe.skipIf(!sandbox.available)(`a job's agent capabilities${sandbox.skipNote}`, () => {
+describeNeeding(osSandboxPrograms, "a job's agent capabilities", () => {
   it("puts ARTIFACT_UPLOAD_URL and ARTIFACT_UPLOAD_TOKEN in the sandboxed commands' environment, the token redacted wherever it is shown", async () => {
     const token = "artifact-session-token-0123456789abcdef";
     const url = "http://127.0.0.1:9/upload";

@@ -10,10 +10,10 @@ import { join } from "node:path";
 import type { ModelBinding } from "@castellan/harness";
 import { type ScriptedStepSource, scriptedModel } from "@castellan/models/testing";
 import { afterEach, describe, expect, it } from "vitest";
+import { describeNeeding, osSandboxPrograms } from "../../../test-support/system-programs.ts";
 import type { ExecutorServer, ModelFactory, PassInfo } from "../src/index.js";
-import { bareRepository, followEvents, git, jobBody, osSandbox, send, startServer, tempDirPerTest } from "./support.ts";
+import { bareRepository, followEvents, git, jobBody, send, startServer, tempDirPerTest } from "./support.ts";
 
-const sandbox = osSandbox();
 const temp = tempDirPerTest("castellan-executor-jobs-");
 const servers: ExecutorServer[] = [];
 afterEach(async () => {
@@ -51,7 +51,7 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, tim
 
 const finished = (view: { state?: string }) => !["queued", "running"].includes(view.state ?? "queued");
 
-describe.skipIf(!sandbox.available)(`coding jobs${sandbox.skipNote}`, () => {
+describeNeeding(osSandboxPrograms, "coding jobs", () => {
   it("streams a job's events as SSE: Run events with their pass, no deltas, scrubbed, job-end last; Last-Event-ID replays", async () => {
     const bare = await bareRepository(temp.path);
     const held = { release: () => undefined as void };

@@ -4,13 +4,13 @@
 // token failing pr-failed, plain-git mode calling no API, and no PR after a failed validation.
 import { type ScriptedStepSource, scriptedModel } from "@castellan/models/testing";
 import { afterEach, describe, expect, it } from "vitest";
+import { describeNeeding, osSandboxPrograms } from "../../../test-support/system-programs.ts";
 import type { ExecutorServer, ModelFactory } from "../src/index.js";
 import { reportEnd, reportStart } from "../src/sentinels/report-region.js";
 import { fixtureToken, type GithubFixture, rateLimited, startGithubFixture } from "./github-fixture.ts";
 import { buggyMath, command, fixAndCommit, fixedMath, patchMath, sampleRepository } from "./sample-project.ts";
-import { git, jobBody, osSandbox, send, settled, startServer, tempDirPerTest } from "./support.ts";
+import { git, jobBody, send, settled, startServer, tempDirPerTest } from "./support.ts";
 
-const sandbox = osSandbox();
 const temp = tempDirPerTest("castellan-executor-pr-");
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -62,7 +62,7 @@ const pullRequest = (github: GithubFixture, extra: Record<string, unknown> = {})
   ...extra,
 });
 
-describe.skipIf(!sandbox.available)(`the pull request step${sandbox.skipNote}`, () => {
+describeNeeding(osSandboxPrograms, "the pull request step", () => {
   it("opens the PR with the agent's briefing made inert, its heading as the title, and the server's report region", async () => {
     const github = await fixture();
     const briefing = [

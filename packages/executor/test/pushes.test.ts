@@ -14,6 +14,7 @@ import type { ModelBinding, ModelRequest } from "@castellan/harness";
 import { type ScriptedStep, type ScriptedStepSource, scriptedModel } from "@castellan/models/testing";
 import { spawnDetached } from "@castellan/node-runner";
 import { afterEach, describe, expect, it } from "vitest";
+import { describeNeeding, osSandboxPrograms } from "../../../test-support/system-programs.ts";
 import {
   createRedactor,
   type ExecutorServerOptions,
@@ -25,9 +26,8 @@ import {
 } from "../src/index.js";
 import { BranchPusher } from "../src/push/branch-pusher.js";
 import { type GitHttpRequest, startGitHttpServer } from "./git-http.ts";
-import { bareRepository, git, jobBody, osSandbox, send, settled, startServer, tempDirPerTest } from "./support.ts";
+import { bareRepository, git, jobBody, send, settled, startServer, tempDirPerTest } from "./support.ts";
 
-const sandbox = osSandbox();
 const temp = tempDirPerTest("castellan-executor-pushes-");
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -357,7 +357,7 @@ describe("BranchPusher on a local bare repository", () => {
   });
 });
 
-describe.skipIf(!sandbox.available)(`checkpointed, lease-guarded pushes of a job${sandbox.skipNote}`, () => {
+describeNeeding(osSandboxPrograms, "checkpointed, lease-guarded pushes of a job", () => {
   /** A job against a loopback `git http-backend`, every server git recorded. */
   async function startJob(
     jobId: string,

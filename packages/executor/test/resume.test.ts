@@ -8,12 +8,12 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { scriptedModel } from "@castellan/models/testing";
 import { afterEach, describe, expect, it } from "vitest";
+import { describeNeeding, osSandboxPrograms } from "../../../test-support/system-programs.ts";
 import { reportEnd, reportStart } from "../src/sentinels/report-region.js";
 import { fixtureToken, type GithubFixture, startGithubFixture } from "./github-fixture.ts";
 import { command, sampleRepository } from "./sample-project.ts";
-import { git, jobBody, osSandbox, send, startServer, tempDirPerTest } from "./support.ts";
+import { git, jobBody, send, startServer, tempDirPerTest } from "./support.ts";
 
-const sandbox = osSandbox();
 const temp = tempDirPerTest("castellan-executor-resume-");
 const child = fileURLToPath(new URL("./fixtures/executor-child.ts", import.meta.url));
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -55,7 +55,7 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, tim
   }
 }
 
-describe.skipIf(!sandbox.available)(`a job resumed after its server was killed${sandbox.skipNote}`, () => {
+describeNeeding(osSandboxPrograms, "a job resumed after its server was killed", () => {
   it("clones the checkpointed work branch, proves against the base commit and refreshes the open PR", async () => {
     const github: GithubFixture = await startGithubFixture();
     cleanups.push(() => github.close());

@@ -8,10 +8,10 @@ import type { ModelRequest } from "@castellan/harness";
 import { scriptedModel } from "@castellan/models/testing";
 import { SandboxUnavailableError, SandboxWorkerMissingError } from "@castellan/node-runner";
 import { afterEach, describe, expect, it } from "vitest";
+import { describeNeeding, osSandboxPrograms } from "../../../test-support/system-programs.ts";
 import { inventoryHeading, type ProbeRun, probeSandbox } from "../src/index.js";
-import { bareRepository, jobBody, osSandbox, send, settled, startServer, tempDirPerTest } from "./support.ts";
+import { bareRepository, jobBody, send, settled, startServer, tempDirPerTest } from "./support.ts";
 
-const sandbox = osSandbox();
 const temp = tempDirPerTest("castellan-executor-sandbox-");
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -103,7 +103,7 @@ describe("the sandbox verdict", () => {
   });
 });
 
-describe.skipIf(!sandbox.available)(`the sandbox checks of a real server${sandbox.skipNote}`, () => {
+describeNeeding(osSandboxPrograms, "the sandbox checks of a real server", () => {
   it("takes the boot record in the background, writes it 0600, and checks each job live", async () => {
     const slow = await script("slow-probe", "sleep 2");
     const statusFile = join(temp.path, "status", "sandbox.json");

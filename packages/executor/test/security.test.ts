@@ -8,20 +8,10 @@ import type { ModelBinding, ModelStreamEvent } from "@castellan/harness";
 import { type ScriptedStep, type ScriptedStepSource, scriptedModel } from "@castellan/models/testing";
 import { spawnDetached } from "@castellan/node-runner";
 import { afterEach, describe, expect, it } from "vitest";
+import { describeNeeding, osSandboxPrograms } from "../../../test-support/system-programs.ts";
 import type { ModelFactory, SpawnProcess } from "../src/index.js";
-import {
-  bareRepository,
-  git,
-  jobBody,
-  osSandbox,
-  send,
-  settled,
-  startServer,
-  tempDirPerTest,
-  testToken,
-} from "./support.ts";
+import { bareRepository, git, jobBody, send, settled, startServer, tempDirPerTest, testToken } from "./support.ts";
 
-const sandbox = osSandbox();
 const temp = tempDirPerTest("castellan-executor-security-");
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -45,7 +35,7 @@ async function modes(root: string): Promise<{ path: string; directory: boolean; 
   return found;
 }
 
-describe.skipIf(!sandbox.available)(`per-job state and the sandbox boundary${sandbox.skipNote}`, () => {
+describeNeeding(osSandboxPrograms, "per-job state and the sandbox boundary", () => {
   it("writes 0600 files in 0700 directories whatever the umask, and gives commands the job's own environment", async () => {
     const previous = process.umask(0o000);
     cleanups.push(() => {

@@ -1,11 +1,11 @@
 // The executor tests' shared pieces: a temporary directory per test, and a server on a free
 // loopback port with raw HTTP requests to it (node:http, so Host and Origin are the test's own).
 import { execFile } from "node:child_process";
-import { existsSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
+import { join } from "node:path";
+import { osSandboxPrograms, requirePrograms } from "../../../test-support/system-programs.ts";
 import { createExecutorServer, type ExecutorServer, type ExecutorServerOptions } from "../src/index.js";
 
 // The same per-test temporary directory the runner's tests use.
@@ -109,27 +109,15 @@ export function jobBody(overrides: Record<string, unknown> = {}): Record<string,
   };
 }
 
-/** The executables the OS sandbox needs, with their Debian packages. */
-const sandboxPackages = { bwrap: "bubblewrap", socat: "socat", rg: "ripgrep" } as const;
-
 /**
- * Whether jobs can run here (their commands run in the OS sandbox). Missing, the job tests are
- * skipped with `skipNote` naming what is missing; under CI that fails the file instead.
+ * Whether jobs can run here (their commands run in the OS sandbox): test-support's check of
+ * bwrap, socat and rg. Missing, `skipNote` names them and their install command; under CI it
+ * throws instead. New suites call `describeNeeding(osSandboxPrograms, …)`, which also lists
+ * the skip on the closing line.
  */
 export function osSandbox(): { readonly available: boolean; readonly skipNote: string } {
-  const onPath = (name: string) =>
-    (process.env.PATH ?? "").split(delimiter).some((folder) => folder !== "" && existsSync(join(folder, name)));
-  const missing = Object.entries(sandboxPackages)
-    .filter(([name]) => !onPath(name))
-    .map(([, name]) => name);
-  const ci = process.env.CI?.trim().toLowerCase();
-  if (missing.length > 0 && ci !== undefined && ci !== "" && ci !== "0" && ci !== "false") {
-    throw new Error(`The executor's job tests need the OS sandbox under CI, but ${missing.join(", ")} is missing.`);
-  }
-  return {
-    available: missing.length === 0,
-    skipNote: missing.length === 0 ? "" : ` — SKIPPED: the OS sandbox needs ${missing.join(", ")} (required under CI)`,
-  };
+  const { available, skipNote } = requirePrograms(osSandboxPrograms);
+  return { available, skipNote };
 }
 
 /** Runs git with a fixed identity and no hooks of the machine; resolves with stdout. */

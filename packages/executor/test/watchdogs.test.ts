@@ -9,10 +9,10 @@ import { join } from "node:path";
 import type { ModelBinding, ModelStreamEvent } from "@castellan/harness";
 import { type ScriptedStepSource, scriptedModel } from "@castellan/models/testing";
 import { afterEach, describe, expect, it } from "vitest";
+import { describeNeeding, osSandboxPrograms } from "../../../test-support/system-programs.ts";
 import type { ExecutorServer, ExecutorServerOptions } from "../src/index.js";
-import { bareRepository, git, jobBody, osSandbox, send, startServer, tempDirPerTest } from "./support.ts";
+import { bareRepository, git, jobBody, send, startServer, tempDirPerTest } from "./support.ts";
 
-const sandbox = osSandbox();
 const temp = tempDirPerTest("castellan-executor-watch-");
 const servers: ExecutorServer[] = [];
 afterEach(async () => {
@@ -66,7 +66,7 @@ async function runJob(model: ModelBinding, knobs: Partial<ExecutorServerOptions>
 const commands = (...lines: string[]): ScriptedStepSource[] =>
   lines.map((command) => ({ toolCalls: [{ name: "exec_command", input: { command } }] }));
 
-describe.skipIf(!sandbox.available)(`the watchdogs and the guard on jobs${sandbox.skipNote}`, () => {
+describeNeeding(osSandboxPrograms, "the watchdogs and the guard on jobs", () => {
   it("fails a job whose model never answers with watchdog-inactivity and its evidence", async () => {
     const { view } = await runJob(silent, { jobInactivityMs: 400 });
     expect(view).toMatchObject({

@@ -9,6 +9,7 @@ import { pathToFileURL } from "node:url";
 import { defineAgent, hostTool } from "@castellan/harness";
 import { scriptedModel } from "@castellan/models/testing";
 import { describe, expect, it } from "vitest";
+import { describeNeeding, osSandboxPrograms } from "../../../test-support/system-programs.ts";
 import {
   createCommandSessionPlugin,
   createFileSessionStore,
@@ -19,7 +20,6 @@ import {
   type WorkspaceOptions,
   workspace,
 } from "../src/index.js";
-import { requireBubblewrap } from "./support/bubblewrap.ts";
 import {
   approvalPlugin,
   cleanupAfterEach,
@@ -29,7 +29,6 @@ import {
   writeTree,
 } from "./support/index.ts";
 
-const { bwrap, skipNote } = requireBubblewrap();
 const temp = tempDirPerTest("castellan-host-cmd-");
 const cleanups = cleanupAfterEach();
 const slow = 60_000;
@@ -164,7 +163,7 @@ describe("runSessionCommand", () => {
     });
   });
 
-  describe.skipIf(bwrap === undefined)(`in an OS workspace${skipNote}`, () => {
+  describeNeeding(osSandboxPrograms, "in an OS workspace", () => {
     it(
       "runs in the Session's sandbox worker: writes outside the root are denied",
       async () => {

@@ -3,8 +3,8 @@
 // allowWrite are denied with the denial on that command's stderr, a denyRead home path is
 // unreadable, the proxy refuses a host not allowed, the environment policy is what the command
 // sees, a call outside this sandbox is refused, and the open fails without its dependencies or
-// with a malformed policy. Skipped, saying so in the suite's name, where bwrap is absent;
-// under CI a missing bwrap fails instead.
+// with a malformed policy. Skipped, saying so in the suite's name, where bwrap, socat or
+// rg is absent; under CI that fails instead.
 import { existsSync } from "node:fs";
 import { mkdir, realpath, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
@@ -12,6 +12,7 @@ import { pathToFileURL } from "node:url";
 import { defineAgent, hostTool, type JsonObject, type RunEvent } from "@castellan/harness";
 import { type ScriptedStep, scriptedModel } from "@castellan/models/testing";
 import { describe, expect, it } from "vitest";
+import { describeNeeding, osSandboxPrograms } from "../../../test-support/system-programs.ts";
 import {
   checkSandboxDependencies,
   createSandboxRuntimeAdapter,
@@ -23,10 +24,7 @@ import { sandboxRuntimePackagePath } from "../src/commands/sandbox/runtime-adapt
 import type { CommandSessionReport } from "../src/commands/session/index.js";
 import type { EnvironmentPolicy } from "../src/index.js";
 import { createNodeRunner, type NodeRunner } from "../src/index.js";
-import { requireBubblewrap } from "./support/bubblewrap.ts";
 import { cleanupAfterEach, drain, extraTempDirs, tempDirPerTest, textOf } from "./support/index.ts";
-
-const { bwrap, skipNote } = requireBubblewrap();
 
 const temp = tempDirPerTest("castellan-sandbox-");
 const cleanups = cleanupAfterEach();
@@ -94,7 +92,7 @@ async function runAll(setupResult: Setup) {
   return results(events);
 }
 
-describe.skipIf(bwrap === undefined)(`exec_command in the sandbox runtime${skipNote}`, () => {
+describeNeeding(osSandboxPrograms, "exec_command in the sandbox runtime", () => {
   it(
     "runs a command in bubblewrap and returns its output",
     async () => {

@@ -3,12 +3,13 @@
 // adapter sees, and a grant taking effect at the runtime's proxy for a later command — checked
 // without real network, on names under .invalid that never resolve: the proxy answers 403 for
 // a host not allowed, and for an allowed one tries to resolve it and fails differently.
-// Skipped, saying so in the suite's name, where bwrap is absent; under CI a missing bwrap fails.
+// Skipped, saying so in the suite's name, where bwrap, socat or rg is absent; under CI that fails.
 import { realpath } from "node:fs/promises";
 import { pathToFileURL } from "node:url";
 import { defineAgent, hostTool, type JsonObject, type RunEvent, ToolInputError } from "@castellan/harness";
 import { type ScriptedStep, scriptedModel } from "@castellan/models/testing";
 import { describe, expect, it } from "vitest";
+import { describeNeeding, osSandboxPrograms } from "../../../test-support/system-programs.ts";
 import {
   checkCanonicalHost,
   createSandboxRuntimeCommandSessionPlugin,
@@ -18,10 +19,7 @@ import {
 import { checkNetworkAccessInput } from "../src/commands/sandbox/network-access.js";
 import type { CommandSessionReport } from "../src/commands/session/index.js";
 import { createNodeRunner, type ToolApprovalRequest } from "../src/index.js";
-import { requireBubblewrap } from "./support/bubblewrap.ts";
 import { approvalPlugin, cleanupAfterEach, drain, tempDirPerTest, textOf } from "./support/index.ts";
-
-const { bwrap, skipNote } = requireBubblewrap();
 
 const temp = tempDirPerTest("castellan-sandbox-net-");
 const cleanups = cleanupAfterEach();
@@ -169,7 +167,7 @@ function expectTriedByProxy(text: string | undefined): void {
   expect(r.stderr.text).not.toContain("deny network-outbound");
 }
 
-describe.skipIf(bwrap === undefined)(`request_network_access in the sandbox runtime${skipNote}`, () => {
+describeNeeding(osSandboxPrograms, "request_network_access in the sandbox runtime", () => {
   it(
     "asks approval with { hosts, reason }, grants for later commands of every Session of the Runner, refuses a denied host, and a fresh Runner starts without the grant",
     async () => {

@@ -4,7 +4,7 @@
 // workdir never widening writes, the network reaching a loopback server as `localhost` only
 // where allowed, grants for one Session only, secrets absent from the environment, two
 // Sessions on one root with separate lifecycles, and a missing compiled worker refused.
-// Skipped, saying so in the suite's name, where bwrap is absent; under CI a missing bwrap fails.
+// Skipped, saying so in the suite's name, where bwrap, socat or rg is absent; under CI that fails.
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { cp, mkdir, readFile, realpath, rm, symlink, writeFile } from "node:fs/promises";
@@ -15,6 +15,7 @@ import { promisify } from "node:util";
 import { defineAgent, type JsonObject, type RunEvent } from "@castellan/harness";
 import { type ScriptedStepSource, scriptedModel } from "@castellan/models/testing";
 import { afterEach, describe, expect, it } from "vitest";
+import { describeNeeding, osSandboxPrograms } from "../../../test-support/system-programs.ts";
 import type { CommandSessionReport } from "../src/commands/session/index.js";
 import {
   createNodeRunner,
@@ -23,7 +24,6 @@ import {
   type WorkspaceOptions,
   workspace,
 } from "../src/index.js";
-import { requireBubblewrap } from "./support/bubblewrap.ts";
 import {
   approvalPlugin,
   cleanupAfterEach,
@@ -34,7 +34,6 @@ import {
   writeTree,
 } from "./support/index.ts";
 
-const { bwrap, skipNote } = requireBubblewrap();
 const run = promisify(execFile);
 const temp = tempDirPerTest("castellan-ws-sandbox-");
 const cleanups = cleanupAfterEach();
@@ -93,7 +92,7 @@ async function runOnce(s: Awaited<ReturnType<typeof setup>>) {
   return reports(events);
 }
 
-describe.skipIf(bwrap === undefined)(`workspace() in the OS sandbox${skipNote}`, () => {
+describeNeeding(osSandboxPrograms, "workspace() in the OS sandbox", () => {
   it(
     "writes under the root and the Session's temporary directory, and a write elsewhere is denied on that command's stderr",
     async () => {

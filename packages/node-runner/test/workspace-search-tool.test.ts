@@ -1,6 +1,7 @@
 // search_workspace as a tool: hits the read tool can open at their line, the limits the tool
 // was made with, refusals with codes, and the search path's guidance read for the next request.
 import { describe, expect, it } from "vitest";
+import { itNeeding } from "../../../test-support/system-programs.ts";
 import { callTool, tempDirPerTest, workspaceLayout, writeTree } from "./support/index.ts";
 import { workspaceToolsFor } from "./support/workspace-tools.ts";
 
@@ -42,7 +43,13 @@ describe("search_workspace", () => {
     expect((await search({ query: "x", glob: "[" })).text).toMatch(/^glob_invalid:|^query_invalid:/);
   });
 
-  it("gives the same pages through rg as built in, and refuses an unknown engine", async () => {
+  it("refuses an unknown engine", async () => {
+    const layout = await workspaceLayout(temp.path);
+    expect(() => workspaceToolsFor(layout.rootUrl, { searchEngine: "grep" as never })).toThrow(/searchEngine must be/);
+  });
+
+  // The "ripgrep" engine is asked for by name here, so it needs rg ("auto" would fall back).
+  itNeeding(["rg"], "gives the same pages through rg as built in", async () => {
     const layout = await workspaceLayout(temp.path);
     await writeTree(layout.root, {
       ".gitignore": "skip/\n",
@@ -62,6 +69,5 @@ describe("search_workspace", () => {
       "src/b.ts:2",
     ]);
     expect(pages[1]).toEqual(pages[0]);
-    expect(() => workspaceToolsFor(layout.rootUrl, { searchEngine: "grep" as never })).toThrow(/searchEngine must be/);
   });
 });

@@ -7,9 +7,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { CdpTransport } from "../../src/browser/existing/cdp-transport.js";
+import { chromiumPath } from "./chromium.ts";
 
-/** The Chromium the existing-tab tests start. */
-export const chromiumPath = "/usr/bin/chromium";
+/** The Chromium the existing-tab tests start (see ./chromium.ts). */
+export { chromiumPath };
 
 /** A running Chromium and the ways to reach it. */
 export interface RunningChromium {
@@ -65,7 +66,7 @@ async function reap(directory: string): Promise<void> {
   }
 }
 
-/** Starts Chromium; fails (never skips) without /usr/bin/chromium, saying what to install. */
+/** Starts Chromium; fails without it, saying what to install (suites that call it skip first where it is absent). */
 export async function startChromium(): Promise<RunningChromium> {
   if (!existsSync(chromiumPath)) {
     throw new Error(`The existing-tab tests need Chromium at ${chromiumPath}: apt-get install -y chromium`);

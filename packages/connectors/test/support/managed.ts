@@ -10,7 +10,7 @@ import { createManagedBrowserFactory } from "../../src/browser/managed/factory.t
 import type { ManagedBrowserConfig } from "../../src/browser/managed/launch-options.ts";
 import { chromiumPath, requireChromium } from "./chromium.ts";
 
-/** The adapter's configuration in tests: Chromium at /usr/bin/chromium, short timeouts. */
+/** The adapter's configuration in tests: the Chromium of ./chromium.ts, short timeouts. */
 export function testConfig(overrides: Partial<ManagedBrowserConfig> = {}): ManagedBrowserConfig {
   return {
     executablePath: chromiumPath,
@@ -27,11 +27,16 @@ export function testConfig(overrides: Partial<ManagedBrowserConfig> = {}): Manag
 /** A Session's admitted set the test grows by hand, as the owner does on approved navigates. */
 export class TestAdmitted implements AdmittedOrigins {
   readonly origins = new Set<string>();
+  /** The declared Origins navigate could admit; undefined (the default) for any. */
+  declared: ReadonlySet<string> | undefined;
   has(origin: string): boolean {
     return this.origins.has(origin);
   }
   list(): readonly string[] {
     return [...this.origins];
+  }
+  admissible(origin: string): boolean {
+    return this.declared === undefined || this.declared.has(origin);
   }
 }
 
@@ -53,7 +58,8 @@ export async function openDirect(
   overrides: Partial<ManagedBrowserConfig> = {},
   sessionId = "session-1",
 ): Promise<DirectBrowser> {
-  requireChromium();
+  // A test of a missing executable names its own path and needs no Chromium.
+  if (overrides.executablePath === undefined) requireChromium();
   const admitted = new TestAdmitted();
   const session = await createManagedBrowserFactory(testConfig(overrides)).open({
     sessionId,

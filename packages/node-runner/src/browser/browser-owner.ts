@@ -32,7 +32,12 @@ export class BrowserOwner {
     this.checkOpen();
     let state = this.sessions.get(sessionId);
     if (!state) {
-      state = new SessionBrowser(sessionId, this.options.maxObservationBytes);
+      const declared = this.options.origins.origins;
+      state = new SessionBrowser(
+        sessionId,
+        this.options.maxObservationBytes,
+        (origin) => declared === undefined || declared.includes(origin),
+      );
       this.sessions.set(sessionId, state);
     }
     return state;

@@ -8,7 +8,7 @@ const text = `Browser tools drive a real page: every call is one approved action
 - When several controls share a role and name, pass the ref the latest observation gives that one (and within for its ancestor). A ref from an earlier observation is stale: call browser_snapshot with no arguments and use the new ref.
 - Controls that appear only on hover (row actions): browser_hover the row or its title first, then act on what the returned observation shows.
 - A long observation ends with continuation arguments: pass observationId and offset unchanged to browser_snapshot to read on. To find something, pass query alone instead of paging through everything.
-- If a link or redirect is blocked because its Origin is not admitted, browser_navigate to it with newTab: true (that asks for approval), then browser_switch_tab back to the first tab and repeat the step.
+- If a link or redirect is blocked because its Origin is not admitted, do what the refusal says: where it offers browser_navigate with newTab: true (that asks for approval), do that, then browser_switch_tab back to the first tab and repeat the step; where it says no browser tool can open that Origin, do not try, and go on without it or ask the user.
 - browser_select_option is only for native <select> controls; open custom menus with browser_click.
 - After browser_capture the latest observation is capture metadata, not page text: call browser_snapshot before searching the page with query.`;
 

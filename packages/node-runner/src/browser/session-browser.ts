@@ -36,11 +36,17 @@ export class SessionBrowser {
   readonly admittedOrigins: AdmittedOrigins = Object.freeze({
     has: (origin: string) => this.admitted.has(origin),
     list: () => Object.freeze([...this.admitted]),
+    admissible: (origin: string) => this.admissible(origin),
   });
 
+  /**
+   * @param admissible whether the Origin authority would admit an Origin on `browser_navigate`
+   *   (see {@link AdmittedOrigins.admissible}); default: every Origin.
+   */
   constructor(
     readonly sessionId: string,
     private readonly maxObservationBytes: number,
+    private readonly admissible: (origin: string) => boolean = () => true,
   ) {}
 
   /** True once a browser was opened (and not closed). */

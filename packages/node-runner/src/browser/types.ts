@@ -140,6 +140,13 @@ export interface BrowserSessionOpenRequest {
 export interface AdmittedOrigins {
   has(origin: string): boolean;
   list(): readonly string[];
+  /**
+   * Whether `browser_navigate` could admit `origin` (approval still asks): true when the
+   * declared Origin list holds it or none was declared. An adapter refusing a page's move to
+   * `origin` suggests navigating there only when this is true, so a remedy it names is never
+   * itself refused.
+   */
+  admissible(origin: string): boolean;
 }
 
 /**

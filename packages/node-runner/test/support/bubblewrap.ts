@@ -1,16 +1,13 @@
-// The sandbox tests need real bubblewrap: skipped, saying so in the suite's name, where it is
-// absent; under CI a missing bwrap fails the file instead of passing quietly.
-import { runningUnderCi } from "../../../../test-support/shared-conformance.ts";
-import { findExecutable } from "../../src/commands/sandbox/preflight.js";
+// The sandbox tests need the OS sandbox's programs (bwrap, socat, rg): test-support decides,
+// skipping outside CI with the reason in the suite's name and failing under CI. New suites call
+// `describeNeeding(osSandboxPrograms, …)` instead, which also lists the skip on the closing line.
+import { osSandboxPrograms, programPath, requirePrograms } from "../../../../test-support/system-programs.ts";
 
-/** Where `bwrap` is, or undefined; throws under CI when it is not on PATH. */
+/**
+ * Where `bwrap` is when bwrap, socat and rg are all here, or undefined (with `skipNote` naming
+ * what is missing and its install command); throws under CI when one is missing.
+ */
 export function requireBubblewrap(): { readonly bwrap: string | undefined; readonly skipNote: string } {
-  const bwrap = findExecutable("bwrap");
-  if (bwrap === undefined && runningUnderCi()) {
-    throw new Error(
-      `bubblewrap (bwrap) is required under CI (CI=${process.env.CI}) for the sandbox tests, but is not in PATH.`,
-    );
-  }
-  const skipNote = bwrap === undefined ? " — SKIPPED: bubblewrap (bwrap) is not in PATH (it is required under CI)" : "";
-  return { bwrap, skipNote };
+  const check = requirePrograms(osSandboxPrograms);
+  return { bwrap: check.available ? programPath("bwrap") : undefined, skipNote: check.skipNote };
 }

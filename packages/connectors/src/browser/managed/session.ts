@@ -19,22 +19,16 @@ import { pageFailure } from "./errors.js";
 import { readFocusedElement } from "./focus.js";
 import type { LaunchedBrowser } from "./launch.js";
 import type { ManagedBrowserConfig } from "./launch-options.js";
+import { pageOriginNotAdmitted } from "./not-admitted.js";
 import { installRouting } from "./routing.js";
 import { settleAfterAction } from "./settle.js";
 import { ManagedTab } from "./tab.js";
-
-function notAdmitted(origin: string): BrowserToolError {
-  return new BrowserToolError(
-    "browser_origin_not_admitted",
-    `The page tried to open ${origin}, which this Session has not admitted; the page stayed where it was. ` +
-      "Open that Origin with browser_navigate { url, newTab: true } (approval asks), then browser_switch_tab back and repeat.",
-  );
-}
 
 /** One Session's managed Chromium: its tabs (`t1`, `t2`, …), routing and page operations. */
 export class ManagedBrowserSession implements BrowserSession {
   readonly #browser: LaunchedBrowser;
   readonly #config: ManagedBrowserConfig;
+  readonly #admitted: AdmittedOrigins;
   readonly #tabs: ManagedTab[] = [];
   readonly #pages = new WeakMap<Page, ManagedTab>();
   #active: ManagedTab | undefined;
@@ -45,9 +39,10 @@ export class ManagedBrowserSession implements BrowserSession {
   #closing: Promise<void> | undefined;
   #operation: Promise<unknown> = Promise.resolve();
 
-  private constructor(browser: LaunchedBrowser, config: ManagedBrowserConfig) {
+  private constructor(browser: LaunchedBrowser, config: ManagedBrowserConfig, admitted: AdmittedOrigins) {
     this.#browser = browser;
     this.#config = config;
+    this.#admitted = admitted;
   }
 
   /** Wraps a launched browser: installs routing, closes popups, adopts a persistent profile's first page. */
@@ -56,7 +51,7 @@ export class ManagedBrowserSession implements BrowserSession {
     config: ManagedBrowserConfig,
     admittedOrigins: AdmittedOrigins,
   ): Promise<ManagedBrowserSession> {
-    const session = new ManagedBrowserSession(browser, config);
+    const session = new ManagedBrowserSession(browser, config, admittedOrigins);
     const context = browser.context;
     context.setDefaultTimeout(config.actionTimeoutMs);
     context.setDefaultNavigationTimeout(config.navigationTimeoutMs);
@@ -78,6 +73,10 @@ export class ManagedBrowserSession implements BrowserSession {
     if (this.#browser.persistent && this.#tabs.length === 0 && page.url() === "about:blank") return;
     // Popups and target=_blank windows are closed at once and never listed.
     await page.close().catch(() => {});
+  }
+
+  #notAdmitted(origin: string): BrowserToolError {
+    return pageOriginNotAdmitted(origin, this.#admitted, this.#tabs.filter((tab) => !tab.closed).length);
   }
 
   #adopt(page: Page): ManagedTab {
@@ -183,13 +182,13 @@ export class ManagedBrowserSession implements BrowserSession {
           timeout: this.#config.navigationTimeoutMs,
         });
       } catch (error) {
-        if (tab.blockedOrigin !== undefined) throw notAdmitted(tab.blockedOrigin);
+        if (tab.blockedOrigin !== undefined) throw this.#notAdmitted(tab.blockedOrigin);
         throw pageFailure(error, `Opening ${navigation.origin}`, signal);
       } finally {
         this.#navigatingTo = undefined;
       }
       await settleAfterAction(tab, this.#config.navigationTimeoutMs, signal);
-      if (tab.blockedOrigin !== undefined) throw notAdmitted(tab.blockedOrigin);
+      if (tab.blockedOrigin !== undefined) throw this.#notAdmitted(tab.blockedOrigin);
       return this.#observe(tab, signal);
     });
   }
@@ -219,7 +218,7 @@ export class ManagedBrowserSession implements BrowserSession {
       tab.blockedOrigin = undefined;
       await performAction(tab.page, action, { timeout: this.#config.actionTimeoutMs, signal });
       await settleAfterAction(tab, this.#config.navigationTimeoutMs, signal);
-      if (tab.blockedOrigin !== undefined) throw notAdmitted(tab.blockedOrigin);
+      if (tab.blockedOrigin !== undefined) throw this.#notAdmitted(tab.blockedOrigin);
       return this.#observe(tab, signal);
     });
   }

@@ -1,8 +1,8 @@
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { describeNeeding } from "../../../../../test-support/system-programs.ts";
 import { addEntries, allPages, makeTree, type TestTree } from "../../../test/support/search-tree.ts";
-import { findRipgrep } from "./ripgrep/find-ripgrep.js";
 import { searchWorkspace } from "./search.js";
 import type { SearchWorkspaceInput, SearchWorkspacePage } from "./types.js";
 
@@ -11,8 +11,6 @@ afterEach(async () => {
   await tree?.remove();
   tree = undefined;
 });
-
-const ripgrep = findRipgrep();
 
 /** A tree with every case the engines must agree on. */
 function mixedTree(): Record<string, string | Uint8Array> {
@@ -56,7 +54,7 @@ function mixedTree(): Record<string, string | Uint8Array> {
   return files;
 }
 
-describe.skipIf(ripgrep === undefined)("the ripgrep engine", () => {
+describeNeeding(["rg"], "the ripgrep engine", () => {
   it("gives the same pages as the built-in engine", async () => {
     tree = await makeTree(mixedTree());
     await addEntries(tree.directory, {
