@@ -28,8 +28,16 @@ export {
   type ExecutorWireCode,
   executorWireCodes,
 } from "./errors.js";
+export {
+  type CheckoutGit,
+  type CheckoutGitCallOptions,
+  SandboxedCheckoutGit,
+  type SandboxedCheckoutGitOptions,
+} from "./git/checkout-git.js";
 export { GitCommandError, type GitContext, prepareHooksPath, runGit, type SpawnProcess } from "./git/git.js";
 export { gitAuthEnvironment } from "./git/git-auth.js";
+export { mergeRefused, scanProgramConfig } from "./git/program-config-scan.js";
+export { defaultMaxBundleBytes, PublishRepository, type PublishRepositoryOptions } from "./git/publish-repository.js";
 export { executorVersion, type HealthView, jobKinds } from "./http/health.js";
 export { maxBodyBytes } from "./http/read-json.js";
 export { createExecutorServer, type ExecutorServer } from "./http/server.js";

@@ -26,8 +26,8 @@ import {
 } from "../src/install/dependency-install.js";
 import { userNpmrcPath, writeJobNpmrc } from "../src/install/registry-auth.js";
 import { jobEnvironmentPolicy } from "../src/jobs/job-environment.js";
-import { createRedactor } from "../src/redactor.js";
 import { createJobWatch } from "../src/watch/job-watch.js";
+import { sandboxedCheckoutGit } from "./checkout-git-support.ts";
 import { runSampleJob, type SampleJobRun } from "./sample-job.ts";
 import { command, fixAndCommit } from "./sample-project.ts";
 import { git, startServer, tempDirPerTest } from "./support.ts";
@@ -260,19 +260,19 @@ async function gitCheckout(): Promise<string> {
   return checkout;
 }
 
-const gitContext = (home: string) => ({
-  env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, GIT_CONFIG_NOSYSTEM: "1" },
-  hooksPath: join(home, "no-hooks"),
-  redactor: createRedactor(),
-  signal: new AbortController().signal,
-});
+/** The server's git on the checkout, in the sandbox; closed after the test. */
+const checkoutGit = (checkout: string, home: string) => {
+  const git_ = sandboxedCheckoutGit(checkout, home);
+  cleanups.push(() => git_.dispose());
+  return git_;
+};
 
 describeNeeding(osSandboxPrograms, "the dependency install in a command Session", () => {
   it("feeds the inactivity watchdog with its heartbeat: 50 ms beats keep a 200 ms watchdog quiet through a 1 s install", async () => {
     const checkout = await gitCheckout();
     const home = join(temp.path, "home");
     await mkdir(home);
-    const git_ = gitContext(home);
+    const git_ = checkoutGit(checkout, home);
     const limits = { jobMaxDurationMs: 120_000, jobInactivityMs: 200, jobToolSilenceMs: 0, jobColdStartMs: 0 };
     const signal = new AbortController().signal;
     await withCommandSession({ root: checkout, environment: jobEnvironmentPolicy(home), signal }, async (session) => {
@@ -280,7 +280,6 @@ describeNeeding(osSandboxPrograms, "the dependency install in a command Session"
         runDependencyInstall({
           session,
           command: "sleep 1",
-          checkout,
           git: git_,
           timeoutMs: 60_000,
           heartbeatMs: heartbeat ? 50 : 0,
@@ -321,8 +320,7 @@ describeNeeding(osSandboxPrograms, "the dependency install in a command Session"
         return runDependencyInstall({
           session,
           command: "true",
-          checkout,
-          git: gitContext(home),
+          git: checkoutGit(checkout, home),
           timeoutMs: 60_000,
           heartbeatMs: 0,
           onHeartbeat: () => undefined,
@@ -351,8 +349,7 @@ describeNeeding(osSandboxPrograms, "the dependency install in a command Session"
           session,
           command:
             "mkdir -p vendor/lib && echo a > vendor/lib/a.js && echo log > install.log && echo g > 'we*rd[1]?.txt' && echo s > 'trailing ' && echo h > '#hash' && echo b > '!bang' && echo n > \"$(printf 'new\\nline')\"",
-          checkout,
-          git: gitContext(home),
+          git: checkoutGit(checkout, home),
           timeoutMs: 60_000,
           heartbeatMs: 0,
           onHeartbeat: () => undefined,

@@ -13,6 +13,7 @@ import {
   prepareHooksPath,
   salvage,
 } from "../src/index.js";
+import { hostCheckoutGit } from "./checkout-git-support.ts";
 import { git, tempDirPerTest } from "./support.ts";
 
 const temp = tempDirPerTest("castellan-executor-salvage-");
@@ -93,7 +94,7 @@ describe("salvage", () => {
     });
     await git(["rm", "-q", "old.txt"], directory);
     await git(["reset", "-q"], directory);
-    const outcome = await salvage(directory, context, "job-1, initial");
+    const outcome = await salvage(hostCheckoutGit(directory, context), "job-1, initial");
     expect(outcome).toEqual({
       committed: ["README.md", "old.txt", ".env.example", "src/a.ts"],
       denied: ["app.log", "build/out.js", "node_modules/x/index.js"],
@@ -112,13 +113,13 @@ describe("salvage", () => {
     const { directory, context } = await checkout();
     await write(directory, Object.fromEntries(Array.from({ length: 201 }, (_, index) => [`gen/f${index}.txt`, "x\n"])));
     await write(directory, { "README.md": "# changed\n" });
-    const many = await salvage(directory, context, "job-2, initial");
+    const many = await salvage(hostCheckoutGit(directory, context), "job-2, initial");
     expect(many.committed).toEqual(["README.md"]);
     expect(many.refused).toBe("201 new files is over the bound of 200; none was committed");
 
     await git(["clean", "-fdq"], directory);
     await write(directory, { "big.bin": "b".repeat(10 * 1024 * 1024 + 1) });
-    const big = await salvage(directory, context, "job-2, resume-1");
+    const big = await salvage(hostCheckoutGit(directory, context), "job-2, resume-1");
     expect(big.committed).toEqual([]);
     expect(big.refused).toMatch(/^10485761 bytes of new files is over the bound of 10485760/);
     expect((await git(["status", "--porcelain"], directory)).trim()).toBe("?? big.bin");

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import type { ModelBinding, ModelStreamEvent } from "@castellan/harness";
 import { type ScriptedStep, type ScriptedStepSource, scriptedModel } from "@castellan/models/testing";
 import { spawnDetached } from "@castellan/node-runner";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, expect, it } from "vitest";
 import { describeNeeding, osSandboxPrograms } from "../../../test-support/system-programs.ts";
 import type { ModelFactory, SpawnProcess } from "../src/index.js";
 import { bareRepository, git, jobBody, send, settled, startServer, tempDirPerTest, testToken } from "./support.ts";
@@ -66,9 +66,14 @@ describeNeeding(osSandboxPrograms, "per-job state and the sandbox boundary", () 
       { text: "done" },
     ]);
     // The spawn seam: every process the server starts of its own, with its argv and environment.
-    const spawned: { command: string; args: readonly string[]; env: Readonly<Record<string, string>> }[] = [];
+    const spawned: {
+      command: string;
+      args: readonly string[];
+      cwd: string;
+      env: Readonly<Record<string, string>>;
+    }[] = [];
     const recording: SpawnProcess = (command, args, options) => {
-      spawned.push({ command, args, env: { ...options.env } });
+      spawned.push({ command, args, cwd: options.cwd, env: { ...options.env } });
       return spawnDetached(command, args, options);
     };
     const started = await startServer({ allowFileRemotes: true, modelFactory: () => model, spawn: recording });
@@ -106,12 +111,22 @@ describeNeeding(osSandboxPrograms, "per-job state and the sandbox boundary", () 
     // The job's commands yield the CPU to the server (jobNiceness, 10 by default).
     expect(await git(["--git-dir", bare, "show", "castellan/modes:nice.txt"], temp.path)).toBe("10\n");
 
-    // The server's own git: no hooks, no credential helper, an explicit environment.
+    // The server's own git: no hooks, no credential helper, an explicit environment, a home of
+    // its own. On the checkout it runs only before the agent (clone, branch, identity, the
+    // seed of the publish repository); the commit (salvage) and everything after the agent ran
+    // in the sandbox, and the push ran from the server's publish repository.
     const job = join(started.directory, "data", "jobs", "modes");
     expect(spawned.map((entry) => entry.command)).toEqual(spawned.map(() => "git"));
     // Each command's verb: the first argument after the `-c` settings.
     const verbs = spawned.map((entry) => entry.args.find((arg, index, all) => arg !== "-c" && all[index - 1] !== "-c"));
-    expect(verbs).toEqual(expect.arrayContaining(["clone", "checkout", "add", "commit", "push"]));
+    expect(verbs).toEqual(expect.arrayContaining(["clone", "checkout", "init", "fetch", "push"]));
+    expect(verbs).not.toContain("add");
+    expect(verbs).not.toContain("commit");
+    expect(verbs).not.toContain("status");
+    const agentStarted = spawned.findIndex((entry) => entry.args.includes("--update-shallow"));
+    expect(agentStarted).toBeGreaterThan(0);
+    for (const entry of spawned.slice(agentStarted + 1))
+      expect(entry.cwd, entry.args.join(" ")).not.toContain("checkout");
     for (const entry of spawned) {
       expect(entry.args.slice(0, 4)).toEqual([
         "-c",
@@ -120,7 +135,8 @@ describeNeeding(osSandboxPrograms, "per-job state and the sandbox boundary", () 
         "credential.helper=",
       ]);
       expect(entry.args.join(" ")).not.toContain("model-secret-token-value");
-      expect(entry.env.HOME).toBe(join(job, "home"));
+      expect(entry.env.HOME).toBe(join(job, "server-home"));
+      expect(entry.env.GIT_CONFIG_GLOBAL).toBe("/dev/null");
       expect(Object.keys(entry.env).filter((name) => /^(NODE_ENV|PORT|CASTELLAN_EXECUTOR_.*)$/.test(name))).toEqual([]);
     }
     const clone = spawned.find((entry) => entry.args[4] === "clone");
@@ -135,15 +151,16 @@ describeNeeding(osSandboxPrograms, "per-job state and the sandbox boundary", () 
       `file://${bare}`,
       join(job, "checkout"),
     ]);
-    expect(spawned.find((entry) => entry.args.includes("commit"))?.args).toContain("--no-verify");
-    // An explicit sha to the branch's full ref: a single-branch clone has no tracking ref to read.
+    // An explicit sha to the branch's full ref, from the publish repository to the remote's URL.
     const head = (await git(["rev-parse", "castellan/modes"], bare)).trim();
-    expect(spawned.find((entry) => entry.args[4] === "push")?.args.slice(4)).toEqual([
+    const push = spawned.find((entry) => entry.args[4] === "push");
+    expect(push?.args.slice(4)).toEqual([
       "push",
       "--no-verify",
-      "origin",
+      `file://${bare}`,
       `${head}:refs/heads/castellan/modes`,
     ]);
+    expect(push?.cwd).toBe(join(job, "publish.git"));
   }, 120_000);
 
   it("keeps another job's checkout, every secrets/ folder, the token file and the server's environment out of a job's reach", async () => {

@@ -110,4 +110,5 @@ export type { HarnessContextBudget, RunLimits } from "./session/session-context.
 export * from "./skills/index.js";
 export * from "./store/index.js";
 export * from "./tasks/index.js";
+export * from "./untrusted-git/index.js";
 export * from "./workspace/index.js";

@@ -21,17 +21,21 @@ export interface CommandSessionOptions {
 
 const commandModel = "executor/commands";
 
+/** A server command Session that stays open across calls, closed by its owner. */
+export interface OpenCommandSession {
+  readonly session: Session;
+  /** Closes the Session and its Runner; what is still running in it is ended. Idempotent. */
+  close(): Promise<void>;
+}
+
 /**
  * Opens a Session whose only capability is a workspace rooted at `root` with commands in the
  * OS sandbox, under the job's environment, network and filesystem policies (the same ones as
- * the agent's commands), hands it to `use`, and closes everything after. The server runs its
- * own commands there with `runSessionCommand`; the Session's model refuses every call, since
- * nothing here asks one. An OS sandbox that will not open rejects.
+ * the agent's commands). The server runs its own commands there with `runSessionCommand`; the
+ * Session's model refuses every call, since nothing here asks one. An OS sandbox that will not
+ * open rejects. The caller closes it.
  */
-export async function withCommandSession<Result>(
-  options: CommandSessionOptions,
-  use: (session: Session) => Promise<Result>,
-): Promise<Result> {
+export async function openCommandSession(options: CommandSessionOptions): Promise<OpenCommandSession> {
   const agent = defineAgent("executor.commands", {
     model: commandModel,
     instructions: "Server commands.",
@@ -55,14 +59,32 @@ export async function withCommandSession<Result>(
       },
     ],
   });
+  let session: Session;
   try {
-    const session = await runner.createSession({ id: "commands", signal: options.signal });
-    try {
-      return await use(session);
-    } finally {
-      await session.close();
-    }
-  } finally {
+    session = await runner.createSession({ id: "commands", signal: options.signal });
+  } catch (error) {
     await runner.close();
+    throw error;
+  }
+  let closing: Promise<void> | undefined;
+  return {
+    session,
+    close: () => {
+      closing ??= session.close().finally(() => runner.close());
+      return closing;
+    },
+  };
+}
+
+/** {@link openCommandSession} around `use`, closed after it whatever it did. */
+export async function withCommandSession<Result>(
+  options: CommandSessionOptions,
+  use: (session: Session) => Promise<Result>,
+): Promise<Result> {
+  const opened = await openCommandSession(options);
+  try {
+    return await use(opened.session);
+  } finally {
+    await opened.close();
   }
 }

@@ -1,8 +1,6 @@
-import { appendFile, mkdir } from "node:fs/promises";
-import { join } from "node:path";
-import type { Session } from "@castellan/node-runner";
+import { type Session, shellArgument } from "@castellan/node-runner";
 import { runServerCommand } from "../commands/server-command.js";
-import { type GitContext, runGit } from "../git/git.js";
+import type { CheckoutGit } from "../git/checkout-git.js";
 
 /** The bytes of install output a note quotes: the last 8 KiB, scrubbed. */
 export const installTailBytes = 8_192;
@@ -21,9 +19,35 @@ export interface InstallOutcome {
 }
 
 /** Untracked and not ignored paths, a wholly untracked directory as one `dir/` entry. */
-async function untrackedPaths(checkout: string, git: GitContext): Promise<Set<string>> {
-  const listed = await runGit(["ls-files", "--others", "--exclude-standard", "--directory", "-z"], checkout, git);
+async function untrackedPaths(git: CheckoutGit): Promise<Set<string>> {
+  const listed = await git.run(["ls-files", "--others", "--exclude-standard", "--directory", "-z"]);
   return new Set(listed.split("\0").filter(Boolean));
+}
+
+/** The most bytes of patterns appended by one sandboxed command (its text is bounded at 64 KiB). */
+const appendChunkBytes = 48 * 1024;
+
+/**
+ * Appends `text` to the checkout's `.git/info/exclude` from inside the sandbox: after the
+ * install ran, `.git/info/` may hold anything (a link out, say), so the server does not write
+ * there itself.
+ */
+async function appendExclusions(git: CheckoutGit, lines: readonly string[]): Promise<void> {
+  let chunk: string[] = [];
+  let bytes = 0;
+  const flush = async () => {
+    if (chunk.length === 0) return;
+    await git.script(`mkdir -p .git/info && printf '%s\\n' ${chunk.map(shellArgument).join(" ")} >> .git/info/exclude`);
+    chunk = [];
+    bytes = 0;
+  };
+  for (const line of lines) {
+    const size = Buffer.byteLength(line, "utf8") + 4;
+    if (bytes + size > appendChunkBytes) await flush();
+    chunk.push(line);
+    bytes += size;
+  }
+  await flush();
 }
 
 /**
@@ -53,8 +77,8 @@ const outcomeScrubs = new WeakMap<InstallOutcome, (text: string) => string>();
 export async function runDependencyInstall(options: {
   readonly session: Session;
   readonly command: string;
-  readonly checkout: string;
-  readonly git: GitContext;
+  /** Git on the checkout, in the job's sandbox. */
+  readonly git: CheckoutGit;
   readonly timeoutMs: number;
   readonly heartbeatMs: number;
   readonly onHeartbeat: () => void;
@@ -70,7 +94,7 @@ export async function runDependencyInstall(options: {
 }
 
 async function install(options: Parameters<typeof runDependencyInstall>[0]): Promise<InstallOutcome> {
-  const before = await untrackedPaths(options.checkout, options.git);
+  const before = await untrackedPaths(options.git);
   const result = await runServerCommand(options.session, {
     command: options.command,
     timeoutMs: options.timeoutMs,
@@ -79,13 +103,13 @@ async function install(options: Parameters<typeof runDependencyInstall>[0]): Pro
     signal: options.signal,
   });
   options.signal.throwIfAborted();
-  const excluded = [...(await untrackedPaths(options.checkout, options.git))].filter((path) => !before.has(path));
+  const excluded = [...(await untrackedPaths(options.git))].filter((path) => !before.has(path));
   if (excluded.length > 0) {
-    await mkdir(join(options.checkout, ".git", "info"), { recursive: true });
-    await appendFile(
-      join(options.checkout, ".git", "info", "exclude"),
-      `\n# Castellan: created by the dependency install\n${excluded.map(anchoredPattern).join("\n")}\n`,
-    );
+    await appendExclusions(options.git, [
+      "",
+      "# Castellan: created by the dependency install",
+      ...excluded.map(anchoredPattern),
+    ]);
   }
   const status =
     result.outcome === "timeout"

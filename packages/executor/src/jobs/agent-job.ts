@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { rm, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { JsonValue, RunEvent } from "@castellan/harness";
-import { resolveEnvironmentPolicy, SandboxUnavailableError } from "@castellan/node-runner";
+import { type RefusedGitConfig, resolveEnvironmentPolicy, SandboxUnavailableError } from "@castellan/node-runner";
 import type { BodyModel, ModelFactory } from "../agent/model-factory.js";
 import { jobCapabilities } from "../capabilities/job-capabilities.js";
 import { materializeSkills } from "../capabilities/skill-files.js";
@@ -13,8 +13,11 @@ import { designImagesCorrection } from "../context/design-images-correction.js";
 import { screenshotsBlock } from "../context/screenshots-block.js";
 import { stageContextImages } from "../context/stage-context-images.js";
 import { makePrivateDirectory } from "../files/private-files.js";
-import { GitCommandError, prepareHooksPath, runGit, type SpawnProcess } from "../git/git.js";
+import { SandboxedCheckoutGit } from "../git/checkout-git.js";
+import { GitCommandError, prepareHooksPath, type SpawnProcess } from "../git/git.js";
 import { gitAuthEnvironment } from "../git/git-auth.js";
+import { mergeRefused } from "../git/program-config-scan.js";
+import { PublishRepository } from "../git/publish-repository.js";
 import { type InstallOutcome, installNote, runDependencyInstall } from "../install/dependency-install.js";
 import { writeJobNpmrc } from "../install/registry-auth.js";
 import { composePassInstructions } from "../instructions/pass-instructions.js";
@@ -40,7 +43,7 @@ import type { JobBody } from "./job-body.js";
 import { jobEnvironmentPolicy } from "./job-environment.js";
 import { JobFailure } from "./job-failure.js";
 import type { JobOutcome, JobRunner, JobWork } from "./job-registry.js";
-import { type PassContext, runPass } from "./pass-runner.js";
+import { type PassContext, runPass, type StoppedPass } from "./pass-runner.js";
 import { mergeSalvage, type SalvageOutcome } from "./salvage.js";
 
 /** The longest summary a result carries, in bytes. */
@@ -116,6 +119,14 @@ export function agentJob(options: AgentJobOptions): JobRunner {
     const checkout = join(work.directory, "checkout");
     const home = join(work.directory, "home");
     const hooksPath = join(work.directory, "hooks");
+    // The server's own: its git's home, the publish repository, the private copies of bundles.
+    // The sandbox may write only the exchange directory (bundles) and the proof's worktrees.
+    const serverHome = join(work.directory, "server-home");
+    const exchange = join(work.directory, "exchange");
+    const proofDirectory = join(work.directory, "proof");
+    let checkoutGit: SandboxedCheckoutGit | undefined;
+    const stopped: StoppedPass = {};
+    let refusedGitConfig: RefusedGitConfig[] = [];
     const branch = body.repo.workBranch ?? `castellan/${work.jobId}`;
     const firstPass = work.resumedFrom ? `resume-${work.resumedFrom.count}` : "initial";
     let coldStart: number | undefined;
@@ -134,6 +145,11 @@ export function agentJob(options: AgentJobOptions): JobRunner {
       // Made here, private, before the task store would make it with the umask's mode.
       await makePrivateDirectory(join(work.directory, "tasks"));
       await prepareHooksPath(hooksPath);
+      await makePrivateDirectory(serverHome);
+      await rm(exchange, { recursive: true, force: true });
+      await makePrivateDirectory(exchange);
+      await rm(proofDirectory, { recursive: true, force: true });
+      await makePrivateDirectory(proofDirectory);
       const commandVariables: Record<string, string> = {};
       if (body.packageRegistries && body.packageRegistries.length > 0) {
         commandVariables.npm_config_userconfig = await writeJobNpmrc({
@@ -146,8 +162,13 @@ export function agentJob(options: AgentJobOptions): JobRunner {
         commandVariables.ARTIFACT_UPLOAD_URL = body.artifactUpload.url;
         commandVariables.ARTIFACT_UPLOAD_TOKEN = body.artifactUpload.token;
       }
-      // The server's git gets the job's home and nothing of the commands' seams.
-      const gitEnv = resolveEnvironmentPolicy(jobEnvironmentPolicy(home), "the job's git").environmentFor();
+      // The server's git gets a home of its own (the job's is the sandbox's to write), no global
+      // config, and nothing of the commands' seams.
+      const gitEnv = {
+        ...resolveEnvironmentPolicy(jobEnvironmentPolicy(serverHome), "the job's git").environmentFor(),
+        XDG_CONFIG_HOME: serverHome,
+        GIT_CONFIG_GLOBAL: "/dev/null",
+      };
       const environment = jobEnvironmentPolicy(home, commandVariables);
       const git = { env: gitEnv, hooksPath, redactor, signal, ...(options.spawn ? { spawn: options.spawn } : {}) };
 
@@ -180,18 +201,42 @@ export function agentJob(options: AgentJobOptions): JobRunner {
         await work.update({ baseSha: prepared.baseSha });
       }
       watch.activity();
+      const publish = new PublishRepository({
+        directory: join(work.directory, "publish.git"),
+        exchange,
+        staging: join(work.directory, "staging"),
+        git,
+      });
+      // The checkout is still as the server cloned it: the one time git reads it on the host.
+      if (mode !== "bootstrap") await publish.seedFromPristine(checkout, prepared.baseSha ? [prepared.baseSha] : []);
+      const filesystem = { denyRead: [...options.protectedPaths], allowRead: [checkout, home], allowWrite: [home] };
+      const commandSession = { environment, network: body.network, filesystem };
+      // From here on, git on the checkout runs in the job's sandbox only (docs/architecture.md, "Trust boundary").
+      checkoutGit = new SandboxedCheckoutGit({
+        session: {
+          root: checkout,
+          environment: jobEnvironmentPolicy(home),
+          filesystem: {
+            ...filesystem,
+            allowRead: [...filesystem.allowRead, exchange, proofDirectory],
+            allowWrite: [...filesystem.allowWrite, exchange, proofDirectory],
+          },
+        },
+        redactor,
+        signal,
+      });
+      const sandboxGit = checkoutGit;
       const pusher =
         mode === "bootstrap"
           ? undefined
           : new BranchPusher({
-              checkout,
+              checkout: sandboxGit,
+              publish,
+              url: body.repo.url,
               branch,
-              git,
               auth: gitAuthEnvironment(body.repo.token, redactor),
               ...(prepared.onExistingBranch ? { remoteTip: prepared.startSha } : {}),
             });
-      const filesystem = { denyRead: [...options.protectedPaths], allowRead: [checkout, home], allowWrite: [home] };
-      const commandSession = { environment, network: body.network, filesystem };
 
       let install: InstallOutcome | undefined;
       if (body.dependencyInstall) {
@@ -200,8 +245,7 @@ export function agentJob(options: AgentJobOptions): JobRunner {
           runDependencyInstall({
             session,
             command: (body.dependencyInstall as { command: string }).command,
-            checkout,
-            git,
+            git: sandboxGit,
             timeoutMs: limits.dependencyInstallTimeoutMs,
             heartbeatMs: limits.dependencyInstallHeartbeatMs,
             onHeartbeat: () => watch.activity(),
@@ -237,7 +281,9 @@ export function agentJob(options: AgentJobOptions): JobRunner {
       const context: PassContext = {
         work,
         checkout,
-        git,
+        checkoutGit: sandboxGit,
+        publish: pusher ? publish : undefined,
+        stopped,
         watch,
         guard,
         signal,
@@ -276,7 +322,7 @@ export function agentJob(options: AgentJobOptions): JobRunner {
         },
       };
 
-      const isTracked = async (path: string) => (await runGit(["ls-files", "--", path], checkout, git)).trim() !== "";
+      const isTracked = async (path: string) => (await sandboxGit.run(["ls-files", "--", path])).trim() !== "";
       const stagings = new Map<ContextImageKind, ContextStaging>();
       /** Stages the context files before a pass (only misses are fetched again), and says what landed. */
       const contextBlocks = async (): Promise<string[]> => {
@@ -326,21 +372,28 @@ export function agentJob(options: AgentJobOptions): JobRunner {
       const pass = async (repair?: string): Promise<void> => {
         const name = repair === undefined ? firstPass : `${firstPass}-repair-${++repairs}`;
         const context_ = await contextBlocks();
-        const outcome = await runPass(context, name, (inventoryText) =>
-          composePassInstructions({
-            systemPrompt: body.systemPrompt,
-            inventory: inventoryText,
-            pullRequest: body.pullRequest !== undefined,
-            ...(repair !== undefined
-              ? { continuing: "repair" as const, repair }
-              : work.resumedFrom
-                ? { continuing: "resumed" as const }
-                : {}),
-            ...(installText ? { install: installText } : {}),
-            ...(template ? { template: templateInstructions(template) } : {}),
-            context: context_,
-          }),
-        );
+        let outcome: Awaited<ReturnType<typeof runPass>>;
+        try {
+          outcome = await runPass(context, name, (inventoryText) =>
+            composePassInstructions({
+              systemPrompt: body.systemPrompt,
+              inventory: inventoryText,
+              pullRequest: body.pullRequest !== undefined,
+              ...(repair !== undefined
+                ? { continuing: "repair" as const, repair }
+                : work.resumedFrom
+                  ? { continuing: "resumed" as const }
+                  : {}),
+              ...(installText ? { install: installText } : {}),
+              ...(template ? { template: templateInstructions(template) } : {}),
+              context: context_,
+            }),
+          );
+        } finally {
+          // What the checkout's config names is read after every pass, whether or not the pass (or its salvage) failed.
+          const scanned = await sandboxGit.refusedConfig({ signal: AbortSignal.timeout(30_000) }).catch(() => []);
+          refusedGitConfig = mergeRefused(refusedGitConfig, scanned);
+        }
         lastText = outcome.text;
         if (outcome.salvage) salvages.push(outcome.salvage);
         await readAfterPass(name);
@@ -353,27 +406,26 @@ export function agentJob(options: AgentJobOptions): JobRunner {
         ...(install ? { install } : {}),
         ...(effort ? { effort } : {}),
         ...(notes.length > 0 ? { notes } : {}),
+        ...(refusedGitConfig.length > 0 ? { refusedGitConfig } : {}),
       });
 
       if (mode === "bootstrap") {
         await work.update({ phase: "push" });
         const published = await publishBootstrap({
-          checkout,
-          gitDirectory: join(work.directory, "bootstrap.git"),
+          git: sandboxGit,
+          publish,
           targetUrl: body.repo.url,
           branch: body.repo.baseBranch,
           targetAuth: gitAuthEnvironment(body.repo.token, redactor),
           author: options.commitAuthor,
           message: `Bootstrap${body.reference ? " from the reference architecture" : ""} (Castellan executor, ${work.jobId})`,
-          git,
         });
         return { result: redactor.scrubJson({ ...published, ...closing() }) as unknown as JsonValue };
       }
       if (mode === "blueprint") {
         await work.update({ phase: "push" });
         const blueprint = await commitBlueprints({
-          checkout,
-          git,
+          git: sandboxGit,
           startSha: prepared.startSha,
           label: `${work.jobId}, ${firstPass}`,
         });
@@ -393,12 +445,11 @@ export function agentJob(options: AgentJobOptions): JobRunner {
       const reproduction = body.reproduction
         ? await runReproduction({
             work,
-            checkout,
-            directory: join(work.directory, "proof"),
+            directory: proofDirectory,
             baseSha: prepared.baseSha as string,
             spec: body.reproduction,
             limits,
-            git,
+            git: sandboxGit,
             session: commandSession,
             watch,
             scrub: (text) => redactor.scrub(text),
@@ -466,6 +517,7 @@ export function agentJob(options: AgentJobOptions): JobRunner {
         ...(pr ? { pullRequest: { number: pr.number, created: pr.created, refreshed: pr.refreshed } } : {}),
         ...(stagings.size > 0 ? { context: Object.fromEntries(stagings) } : {}),
         ...(notes.length > 0 ? { notes } : {}),
+        ...(refusedGitConfig.length > 0 ? { refusedGitConfig } : {}),
       }) as unknown as Record<string, JsonValue>;
       if (validation && !validation.passed) {
         return {
@@ -481,13 +533,14 @@ export function agentJob(options: AgentJobOptions): JobRunner {
     } catch (error) {
       // A cold start is folded into whatever failure follows it.
       const failed = (code: string, message: string, evidence?: JsonValue): JobOutcome => {
+        const extra = {
+          ...(coldStart !== undefined ? { coldStart: { afterMs: coldStart } } : {}),
+          ...(refusedGitConfig.length > 0 ? { refusedGitConfig } : {}),
+        };
         const folded =
-          coldStart === undefined
+          Object.keys(extra).length === 0
             ? evidence
-            : ({
-                ...(evidence as Record<string, JsonValue> | undefined),
-                coldStart: { afterMs: coldStart },
-              } as JsonValue);
+            : ({ ...(evidence as Record<string, JsonValue> | undefined), ...extra } as unknown as JsonValue);
         return {
           error: {
             code,
@@ -498,23 +551,36 @@ export function agentJob(options: AgentJobOptions): JobRunner {
       };
       const killed = watch.failure;
       if (killed) return failed(killed.code, killed.message, killed.evidence);
-      if (work.signal.aborted) return { error: { code: "aborted", message: "The job was stopped." } };
+      if (work.signal.aborted)
+        return {
+          error: { code: "aborted", message: "The job was stopped.", ...redactor.scrubJson(stoppedEvidence(stopped)) },
+        };
       const failure = jobFailureOf(error, options.inventory.measurements);
       if (failure) return failed(failure.code, failure.message, failure.evidence);
       const message = error instanceof Error ? error.message : String(error);
       return failed(error instanceof GitCommandError ? "git-failed" : "agent-failed", message);
     } finally {
       watch.dispose();
+      await checkoutGit?.dispose().catch(() => undefined);
       // The retention period of the transcript runs from the job's end.
       if (marker) await utimes(marker, new Date(), new Date()).catch(() => undefined);
       await rm(checkout, { recursive: true, force: true });
-      await rm(join(work.directory, "proof"), { recursive: true, force: true });
+      await rm(proofDirectory, { recursive: true, force: true });
+      await rm(exchange, { recursive: true, force: true });
+      await rm(join(work.directory, "staging"), { recursive: true, force: true });
+      await rm(join(work.directory, "publish.git"), { recursive: true, force: true });
       await rm(join(work.directory, "skills"), { recursive: true, force: true });
       await rm(join(work.directory, "bootstrap.git"), { recursive: true, force: true });
       await rm(join(work.directory, "secrets"), { recursive: true, force: true });
       await rm(join(home, ".npmrc"), { force: true });
     }
   };
+}
+
+/** What a job stopped mid-pass kept, for its `aborted` error: salvage, then the last checkpoint. */
+function stoppedEvidence(stopped: StoppedPass): { evidence?: JsonValue } {
+  if (Object.keys(stopped).length === 0) return {};
+  return { evidence: { stopped: stopped as unknown as JsonValue } };
 }
 
 /**

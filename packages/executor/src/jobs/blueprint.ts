@@ -1,4 +1,5 @@
-import { GitCommandError, type GitContext, runGit } from "../git/git.js";
+import type { CheckoutGit } from "../git/checkout-git.js";
+import { GitCommandError } from "../git/git.js";
 import { JobFailure } from "./job-failure.js";
 
 /** The directory a blueprint job's commit takes, and nothing else. */
@@ -20,10 +21,11 @@ const inBlueprints = (path: string) => path === blueprintDirectory || path.start
  * reset below the start); every other path the agent changed, committed or not, is named in
  * `ignoredChanges` and left out. No `blueprints/` at all is `no-blueprints`. Resolves with
  * the commit (the start itself when `blueprints/` did not change) and its `blueprints/` tree.
+ * Every git step runs in the job's sandbox; what it lists is data.
  */
 export async function commitBlueprints(options: {
-  readonly checkout: string;
-  readonly git: GitContext;
+  /** Git on the checkout, in the job's sandbox. */
+  readonly git: CheckoutGit;
   readonly startSha: string | undefined;
   readonly label: string;
 }): Promise<{
@@ -31,29 +33,25 @@ export async function commitBlueprints(options: {
   readonly tree: readonly BlueprintFile[];
   readonly ignoredChanges: readonly string[];
 }> {
-  const { checkout, git } = options;
+  const run = (args: readonly string[]) => options.git.run(args);
   const split = (text: string) => text.split("\0").filter(Boolean);
   const changed = options.startSha
-    ? split(await runGit(["diff", "--name-only", "-z", options.startSha, "--"], checkout, git))
-    : split(await runGit(["ls-files", "--cached", "-z"], checkout, git));
-  const untracked = split(await runGit(["ls-files", "--others", "--exclude-standard", "-z"], checkout, git));
+    ? split(await run(["diff", "--name-only", "-z", options.startSha, "--"]))
+    : split(await run(["ls-files", "--cached", "-z"]));
+  const untracked = split(await run(["ls-files", "--others", "--exclude-standard", "-z"]));
   const ignoredChanges = [...new Set([...changed, ...untracked].filter((path) => !inBlueprints(path)))].sort();
   // Back to the start, the working tree kept: only blueprints/ is staged again.
-  if (options.startSha) await runGit(["reset", "--quiet", "--mixed", options.startSha], checkout, git);
+  if (options.startSha) await run(["reset", "--quiet", "--mixed", options.startSha]);
   const present = split(
-    await runGit(
-      ["ls-files", "--cached", "--others", "--exclude-standard", "-z", "--", blueprintDirectory],
-      checkout,
-      git,
-    ),
+    await run(["ls-files", "--cached", "--others", "--exclude-standard", "-z", "--", blueprintDirectory]),
   );
   if (present.length === 0) {
     throw new JobFailure("no-blueprints", "The agent left no blueprints/ directory; nothing was committed.", {
       ignoredChanges,
     });
   }
-  await runGit(["add", "--all", "--", blueprintDirectory], checkout, git);
-  const staged = await runGit(["diff", "--cached", "--quiet"], checkout, git).then(
+  await run(["add", "--all", "--", blueprintDirectory]);
+  const staged = await run(["diff", "--cached", "--quiet"]).then(
     () => false,
     (error: unknown) => {
       if (error instanceof GitCommandError && error.exitCode === 1) return true;
@@ -61,24 +59,18 @@ export async function commitBlueprints(options: {
     },
   );
   if (staged) {
-    await runGit(
-      [
-        "commit",
-        "--quiet",
-        "--no-verify",
-        "-m",
-        `castellan blueprint: ${blueprintDirectory}/ (${options.label})`,
-        "-m",
-        "Committed by the Castellan executor: only blueprints/ of what the agent left.",
-      ],
-      checkout,
-      git,
-    );
+    await run([
+      "commit",
+      "--quiet",
+      "--no-verify",
+      "-m",
+      `castellan blueprint: ${blueprintDirectory}/ (${options.label})`,
+      "-m",
+      "Committed by the Castellan executor: only blueprints/ of what the agent left.",
+    ]);
   }
-  const commit = (await runGit(["rev-parse", "HEAD"], checkout, git)).trim();
-  const tree = split(
-    await runGit(["ls-tree", "-r", "-l", "-z", commit, "--", `${blueprintDirectory}/`], checkout, git),
-  ).map((line) => {
+  const commit = (await run(["rev-parse", "HEAD"])).trim();
+  const tree = split(await run(["ls-tree", "-r", "-l", "-z", commit, "--", `${blueprintDirectory}/`])).map((line) => {
     const [meta, path] = line.split("\t") as [string, string];
     const [, , sha, size] = meta.split(/\s+/) as [string, string, string, string];
     return { path, sha, bytes: Number(size) };

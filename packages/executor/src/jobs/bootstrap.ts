@@ -1,6 +1,9 @@
 import { appendFile, mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
+import { neutralizeFiltersPrelude, sandboxedGitCommandLine, shellArgument } from "@castellan/node-runner";
+import type { CheckoutGit } from "../git/checkout-git.js";
 import { type GitContext, runGit } from "../git/git.js";
+import type { PublishRepository } from "../git/publish-repository.js";
 import { type CommitAuthor, serverExclusions } from "./checkout.js";
 import { JobFailure } from "./job-failure.js";
 
@@ -54,44 +57,76 @@ export async function prepareBootstrapCheckout(options: {
  * The end of a bootstrap job: the tree the agent left (tracked and new files, without what git
  * ignores: install output, the sentinels, the context files) becomes a new history of one
  * commit, force-pushed to the target's base branch. An empty tree is refused (`empty-tree`)
- * and nothing is pushed. Resolves with the branch and the commit.
+ * and nothing is pushed. The commit is made by git in the job's sandbox, in a git directory of
+ * the exchange area (the checkout's own history and config are not carried over), and comes to
+ * the server as a bundle; the push runs from the server's publish repository. Resolves with
+ * the branch and the commit.
  */
 export async function publishBootstrap(options: {
-  readonly checkout: string;
-  /** A directory of the job's for the new history's git directory (outside the checkout). */
-  readonly gitDirectory: string;
+  /** Git on the checkout, in the job's sandbox. */
+  readonly git: CheckoutGit;
+  readonly publish: PublishRepository;
   readonly targetUrl: string;
   readonly branch: string;
   readonly targetAuth: Readonly<Record<string, string>>;
   readonly author: CommitAuthor;
   readonly message: string;
-  readonly git: GitContext;
 }): Promise<{ readonly branch: string; readonly commit: string }> {
-  const { checkout, git } = options;
-  const files = (await runGit(["ls-files", "--cached", "--others", "--exclude-standard", "-z"], checkout, git))
+  const { git, publish } = options;
+  const files = (await git.run(["ls-files", "--cached", "--others", "--exclude-standard", "-z"]))
     .split("\0")
     .filter(Boolean);
   if (files.length === 0) {
     throw new JobFailure("empty-tree", "The agent left an empty tree; nothing was pushed to the target repository.");
   }
-  await rm(options.gitDirectory, { recursive: true, force: true });
-  // A git directory of its own: the checkout's history (the reference's) is not carried over.
-  const fresh = (args: readonly string[], extra: Readonly<Record<string, string>> = {}) =>
-    runGit(["--git-dir", options.gitDirectory, "--work-tree", checkout, ...args], checkout, {
-      ...git,
-      env: { ...git.env, ...extra },
-    });
-  await runGit(["init", "--quiet", "--bare", "--initial-branch", options.branch, options.gitDirectory], checkout, git);
-  await fresh(["config", "core.bare", "false"]);
-  await fresh(["config", "user.name", options.author.name]);
-  await fresh(["config", "user.email", options.author.email]);
-  // Added by name, in batches, so what the old index ignored stays out whatever the new one would say.
-  for (let at = 0; at < files.length; at += 500) await fresh(["add", "--force", "--", ...files.slice(at, at + 500)]);
-  await fresh(["commit", "--quiet", "--no-verify", "-m", options.message]);
-  const commit = (await fresh(["rev-parse", "HEAD"])).trim();
-  await fresh(
-    ["push", "--no-verify", "--force", options.targetUrl, `${commit}:refs/heads/${options.branch}`],
-    options.targetAuth,
-  );
+  await publish.initEmpty();
+  const name = publish.bundleName("bootstrap");
+  const directory = publish.exchangePath("bootstrap.git");
+  const fresh = (args: readonly string[]) =>
+    sandboxedGitCommandLine(["--git-dir", directory, "--work-tree", ".", ...args]);
+  // Added by name from the old index's listing, so what it ignored stays out whatever the new one would say.
+  const script = [
+    neutralizeFiltersPrelude,
+    "set -e",
+    `rm -rf ${shellArgument(directory)}`,
+    sandboxedGitCommandLine(["init", "--quiet", "--bare", "--initial-branch", options.branch, directory]),
+    fresh(["config", "core.bare", "false"]),
+    `${sandboxedGitCommandLine(["ls-files", "--cached", "--others", "--exclude-standard", "-z"])} | ${fresh(["add", "--force", "--pathspec-from-file=-", "--pathspec-file-nul"])}`,
+    fresh([
+      "-c",
+      `user.name=${options.author.name}`,
+      "-c",
+      `user.email=${options.author.email}`,
+      "commit",
+      "--quiet",
+      "--no-verify",
+      "-m",
+      options.message,
+    ]),
+    sandboxedGitCommandLine([
+      "--git-dir",
+      directory,
+      "bundle",
+      "create",
+      "--quiet",
+      publish.exchangePath(name),
+      "HEAD",
+    ]),
+  ].join("\n");
+  let commit: string;
+  try {
+    await git.script(script);
+    commit = await publish.fetchFromExchange(name, `refs/castellan/bootstrap`);
+  } finally {
+    await rm(publish.exchangePath(name), { force: true });
+    await rm(directory, { recursive: true, force: true });
+  }
+  await publish.push({
+    url: options.targetUrl,
+    commit,
+    branch: options.branch,
+    force: true,
+    auth: options.targetAuth,
+  });
   return { branch: options.branch, commit };
 }

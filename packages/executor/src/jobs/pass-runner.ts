@@ -2,7 +2,8 @@ import type { Capability, JsonValue, RunEvent } from "@castellan/harness";
 import type { EnvironmentPolicy, NodeRunnerPlugin, SandboxFilesystemPolicy } from "@castellan/node-runner";
 import { runAgentPass } from "../agent/agent-pass.js";
 import type { BodyModel, ModelFactory } from "../agent/model-factory.js";
-import { type GitContext, runGit } from "../git/git.js";
+import type { CheckoutGit } from "../git/checkout-git.js";
+import type { PublishRepository } from "../git/publish-repository.js";
 import { type BranchPusher, startCheckpoints } from "../push/branch-pusher.js";
 import type { Redactor } from "../redactor.js";
 import { runRecorder } from "../telemetry/run-recorder.js";
@@ -17,7 +18,10 @@ import { type SalvageOutcome, salvage } from "./salvage.js";
 export interface PassContext {
   readonly work: JobWork;
   readonly checkout: string;
-  readonly git: GitContext;
+  /** Git on the checkout, in the job's sandbox. */
+  readonly checkoutGit: CheckoutGit;
+  /** Where the checkout's commits are received and published from; with the pusher. */
+  readonly publish: PublishRepository | undefined;
   readonly watch: JobWatch;
   readonly guard: ToolGuard;
   readonly signal: AbortSignal;
@@ -47,6 +51,16 @@ export interface PassContext {
   readonly onEvent?: (pass: string, event: RunEvent) => void;
   /** Whether salvage runs after each pass (the coder job's). */
   readonly salvage: boolean;
+  /** What the stop of a job mid-pass did: filled in by the pass that was stopped. */
+  readonly stopped: StoppedPass;
+}
+
+/** What was kept of a pass the job was stopped in: salvage first, then the last checkpoint. */
+export interface StoppedPass {
+  salvage?: SalvageOutcome;
+  salvageError?: string;
+  checkpoint?: { readonly pushed: boolean; readonly sha: string };
+  checkpointError?: string;
 }
 
 /** What one pass left. */
@@ -66,15 +80,18 @@ export async function runPass(
   name: string,
   instructions: (inventory: string) => string,
 ): Promise<PassOutcome> {
-  const { work, checkout, git, watch, guard } = context;
+  const { work, checkout, checkoutGit, watch, guard } = context;
   await work.update({ phase: "agent", pass: name });
-  // An empty repository (a bootstrap from nothing) has no HEAD yet.
-  const startSha = await runGit(["rev-parse", "--verify", "--quiet", "HEAD"], checkout, git).then(
-    (sha) => sha.trim(),
-    () => "",
-  );
+  // An empty repository (a bootstrap from nothing) has no HEAD yet. With a pusher, the start
+  // is received into the publish repository, where its ancestry is later checked.
+  const startSha = context.publish
+    ? ((await context.publish.receive(checkoutGit)) ?? "")
+    : await checkoutGit.run(["rev-parse", "--verify", "--quiet", "HEAD"]).then(
+        (sha) => sha.trim(),
+        () => "",
+      );
   context.pusher?.passStarted(startSha);
-  const probe = noEditProbe({ checkout, git, startSha, guard, watch, log: context.log, jobId: work.jobId });
+  const probe = noEditProbe({ git: checkoutGit, startSha, guard, watch, log: context.log, jobId: work.jobId });
   const record = runRecorder(work.telemetry, name);
   const stopCheckpoints = context.pusher
     ? startCheckpoints(context.pusher, context.checkpointIntervalMs, {
@@ -126,7 +143,7 @@ export async function runPass(
     }));
   } catch (error) {
     stopCheckpoints?.();
-    if (work.signal.aborted && context.pusher) await finalCheckpoint(context);
+    if (work.signal.aborted && context.pusher) await finalCheckpoint(context, name);
     throw error;
   } finally {
     stopCheckpoints?.();
@@ -134,18 +151,42 @@ export async function runPass(
   }
   if (!context.salvage) return { text };
   await work.update({ phase: "salvage" });
-  return { text, salvage: await salvage(checkout, git, `${work.jobId}, ${name}`) };
+  return { text, salvage: await salvage(checkoutGit, `${work.jobId}, ${name}`) };
 }
 
-/** The job was stopped mid-pass: what the agent committed is published once more, within a bound of its own. */
-async function finalCheckpoint(context: PassContext): Promise<void> {
+/**
+ * The job was stopped mid-pass: what the agent left uncommitted is salvaged (a coder job), then
+ * what it committed is published once more, both within one bound of their own.
+ */
+async function finalCheckpoint(context: PassContext, name: string): Promise<void> {
   const pusher = context.pusher as BranchPusher;
   const signal = AbortSignal.timeout(context.finalCheckpointMs);
+  if (context.salvage) {
+    try {
+      context.stopped.salvage = await salvage(context.checkoutGit, `${context.work.jobId}, ${name}, stopped`, {
+        signal,
+      });
+      context.log({
+        kind: "job-final-salvage",
+        jobId: context.work.jobId,
+        committed: context.stopped.salvage.committed.length,
+      });
+    } catch (error) {
+      context.stopped.salvageError = error instanceof Error ? error.message : String(error);
+      context.log({
+        kind: "job-final-salvage-failed",
+        jobId: context.work.jobId,
+        message: context.stopped.salvageError,
+      });
+    }
+  }
   try {
     // A checkpoint, not a push: a job stopped before its first commit publishes no empty branch.
     const result = await pusher.checkpoint(signal);
+    context.stopped.checkpoint = { pushed: result.pushed, sha: result.sha };
     context.log({ kind: "job-final-checkpoint", jobId: context.work.jobId, pushed: result.pushed, sha: result.sha });
   } catch (error) {
+    context.stopped.checkpointError = error instanceof Error ? error.message : String(error);
     context.log({
       kind: "job-final-checkpoint-failed",
       jobId: context.work.jobId,

@@ -1,6 +1,6 @@
 import { lstat } from "node:fs/promises";
-import { join } from "node:path";
-import { type GitContext, runGit } from "../git/git.js";
+import { isAbsolute, join } from "node:path";
+import type { CheckoutGit, CheckoutGitCallOptions } from "../git/checkout-git.js";
 
 /** The most new files salvage commits at once; more and it commits none of them. */
 export const maxSalvagedFiles = 200;
@@ -57,29 +57,32 @@ export function isDeniedPath(path: string): boolean {
  * first; then its new, untracked and not ignored files, without build and dependency output, and
  * without credential-named files (withheld and named), all or nothing within 200 files and
  * 10 MiB. Each commit message says it is the server's salvage, not work anyone chose to keep.
+ * Every git step runs in the job's sandbox (the checkout's config is the agent's); the paths
+ * it lists are data, and one that is absolute or climbs out is left out.
  */
-export async function salvage(checkout: string, git: GitContext, label: string): Promise<SalvageOutcome> {
+export async function salvage(
+  checkout: CheckoutGit,
+  label: string,
+  call: CheckoutGitCallOptions = {},
+): Promise<SalvageOutcome> {
   const committed: string[] = [];
-  await runGit(["add", "--update"], checkout, git);
-  const tracked = (await runGit(["diff", "--cached", "--name-only", "-z"], checkout, git)).split("\0").filter(Boolean);
+  const git = (args: readonly string[]) => checkout.run(args, call);
+  await git(["add", "--update"]);
+  const tracked = (await git(["diff", "--cached", "--name-only", "-z"])).split("\0").filter(Boolean);
   if (tracked.length > 0) {
-    await runGit(
-      [
-        "commit",
-        "--no-verify",
-        "-m",
-        `castellan salvage: tracked changes the agent left uncommitted (${label})`,
-        "-m",
-        "Committed by the Castellan executor after the agent's pass, not by the agent.",
-      ],
-      checkout,
-      git,
-    );
+    await git([
+      "commit",
+      "--no-verify",
+      "-m",
+      `castellan salvage: tracked changes the agent left uncommitted (${label})`,
+      "-m",
+      "Committed by the Castellan executor after the agent's pass, not by the agent.",
+    ]);
     committed.push(...tracked);
   }
-  const untracked = (await runGit(["ls-files", "--others", "--exclude-standard", "-z"], checkout, git))
+  const untracked = (await git(["ls-files", "--others", "--exclude-standard", "-z"]))
     .split("\0")
-    .filter(Boolean);
+    .filter((path) => path !== "" && isInside(path));
   const denied: string[] = [];
   const withheldCredentials: string[] = [];
   const candidates: string[] = [];
@@ -93,27 +96,28 @@ export async function salvage(checkout: string, git: GitContext, label: string):
     refused = `${candidates.length} new files is over the bound of ${maxSalvagedFiles}; none was committed`;
   } else if (candidates.length > 0) {
     let bytes = 0;
-    for (const path of candidates) bytes += (await lstat(join(checkout, path))).size;
+    for (const path of candidates) bytes += (await lstat(join(checkout.root, path)).catch(() => ({ size: 0 }))).size;
     if (bytes > maxSalvagedBytes) {
       refused = `${bytes} bytes of new files is over the bound of ${maxSalvagedBytes}; none was committed`;
     } else {
-      await runGit(["add", "--", ...candidates], checkout, git);
-      await runGit(
-        [
-          "commit",
-          "--no-verify",
-          "-m",
-          `castellan salvage: ${candidates.length} new file${candidates.length === 1 ? "" : "s"} the agent left uncommitted (${label})`,
-          "-m",
-          "Committed by the Castellan executor after the agent's pass, not by the agent.",
-        ],
-        checkout,
-        git,
-      );
+      await git(["add", "--", ...candidates]);
+      await git([
+        "commit",
+        "--no-verify",
+        "-m",
+        `castellan salvage: ${candidates.length} new file${candidates.length === 1 ? "" : "s"} the agent left uncommitted (${label})`,
+        "-m",
+        "Committed by the Castellan executor after the agent's pass, not by the agent.",
+      ]);
       committed.push(...candidates);
     }
   }
   return { committed, denied, withheldCredentials, ...(refused ? { refused } : {}) };
+}
+
+/** A relative path that stays inside the checkout (what git lists; the sandbox could say otherwise). */
+function isInside(path: string): boolean {
+  return !isAbsolute(path) && !path.split("/").includes("..");
 }
 
 /** The salvage of every pass of a job as one outcome; undefined when no pass ran. */

@@ -1,4 +1,6 @@
-import { GitCommandError, type GitContext, runGit } from "../git/git.js";
+import type { CheckoutGit } from "../git/checkout-git.js";
+import { GitCommandError } from "../git/git.js";
+import type { PublishRepository } from "../git/publish-repository.js";
 import { JobFailure } from "../jobs/job-failure.js";
 
 /** What one push did. */
@@ -22,7 +24,9 @@ const rejected = /\[rejected\]|\[remote rejected\]|stale info|non-fast-forward|f
  * start tip: a rewrite below it goes without a lease, and git refuses it as a non-fast-forward.
  * A refused push is `branch-contended` (or `history-rewritten` when HEAD left the start tip,
  * whether or not the pass had pushed yet). Pushes run one at a time, each from the HEAD of its
- * own start: one asked for while another runs waits for it, then publishes what is new.
+ * own start: one asked for while another runs waits for it, then publishes what is new. The
+ * checkout's HEAD is first received into the server's publish repository (a bundle written in
+ * the sandbox); the ancestry check and the push run there, never in the checkout.
  */
 export class BranchPusher {
   private passStart: string | undefined;
@@ -36,10 +40,13 @@ export class BranchPusher {
 
   constructor(
     private readonly options: {
-      readonly checkout: string;
+      /** The job's checkout, reached only through the sandbox. */
+      readonly checkout: CheckoutGit;
+      /** The server-owned repository the push runs from. */
+      readonly publish: PublishRepository;
+      /** The remote's URL (the token never in it). */
+      readonly url: string;
       readonly branch: string;
-      /** The local git context (no credentials). */
-      readonly git: GitContext;
       /** What the push alone adds to git's environment: the token's header. */
       readonly auth: Readonly<Record<string, string>>;
       /** What the remote's branch held when the job started, if it had it (a resumed job). */
@@ -85,10 +92,9 @@ export class BranchPusher {
   }
 
   private queue(signal: AbortSignal | undefined, checkpoint: boolean): Promise<PushResult> {
-    const git = signal ? { ...this.options.git, signal } : this.options.git;
     const before = this.inFlight?.catch(() => undefined) ?? Promise.resolve();
     const run: Promise<PushResult> = before
-      .then(() => this.pushOnce(git, checkpoint))
+      .then(() => this.pushOnce(signal, checkpoint))
       .finally(() => {
         if (this.inFlight === run) this.inFlight = undefined;
       });
@@ -96,34 +102,26 @@ export class BranchPusher {
     return run;
   }
 
-  private async pushOnce(git: GitContext, checkpoint: boolean): Promise<PushResult> {
-    const { checkout, branch } = this.options;
-    const head = (await runGit(["rev-parse", "HEAD"], checkout, git)).trim();
+  private async pushOnce(signal: AbortSignal | undefined, checkpoint: boolean): Promise<PushResult> {
+    const { checkout, publish, branch } = this.options;
+    const head = await publish.receive(checkout, signal ? { signal } : {});
+    if (head === undefined) throw new GitCommandError("git push failed: the checkout has no commit to publish", null);
     if (head === this.published) return { pushed: false, sha: head };
     if (checkpoint && this.published === undefined && head === this.cloneTip) return { pushed: false, sha: head };
     // Whether HEAD still contains where the pass started: the lease's condition, and what a
     // refused push is told apart by (also on the pass's first, plain push).
-    const containsStart =
-      this.passStart === undefined
-        ? true
-        : await runGit(["merge-base", "--is-ancestor", this.passStart, head], checkout, git).then(
-            () => true,
-            (error: unknown) => {
-              if (error instanceof GitCommandError && error.exitCode === 1) return false;
-              throw error;
-            },
-          );
-    const lease =
-      this.passPublished !== undefined && containsStart
-        ? `--force-with-lease=refs/heads/${branch}:${this.passPublished}`
-        : undefined;
+    const containsStart = this.passStart === undefined ? true : await publish.isAncestor(this.passStart, head);
+    const lease = this.passPublished !== undefined && containsStart ? this.passPublished : undefined;
     const belowStart = !containsStart;
     try {
-      await runGit(
-        ["push", "--no-verify", ...(lease ? [lease] : []), "origin", `${head}:refs/heads/${branch}`],
-        checkout,
-        { ...git, env: { ...git.env, ...this.options.auth } },
-      );
+      await publish.push({
+        url: this.options.url,
+        commit: head,
+        branch,
+        auth: this.options.auth,
+        ...(lease ? { lease } : {}),
+        ...(signal ? { signal } : {}),
+      });
     } catch (error) {
       if (error instanceof GitCommandError && rejected.test(error.message)) {
         if (belowStart) {

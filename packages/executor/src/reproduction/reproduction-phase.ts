@@ -1,6 +1,6 @@
 import type { CommandSessionOptions } from "../commands/command-session.js";
 import type { ExecutorKnobs } from "../config/knobs.js";
-import type { GitContext } from "../git/git.js";
+import type { CheckoutGit } from "../git/checkout-git.js";
 import type { JobWork } from "../jobs/job-registry.js";
 import type { JobWatch } from "../watch/job-watch.js";
 import {
@@ -20,7 +20,6 @@ import {
  */
 export async function runReproduction(options: {
   readonly work: JobWork;
-  readonly checkout: string;
   /** Where the proof's worktrees go: under the job's directory, outside the checkout. */
   readonly directory: string;
   readonly baseSha: string;
@@ -29,7 +28,8 @@ export async function runReproduction(options: {
     ExecutorKnobs,
     "reproductionCommandTimeoutMs" | "reproductionHeartbeatMs" | "reproductionTotalBudgetMs"
   >;
-  readonly git: GitContext;
+  /** Git on the checkout, in the job's sandbox. */
+  readonly git: CheckoutGit;
   readonly session: Omit<CommandSessionOptions, "root" | "signal">;
   readonly watch: JobWatch;
   readonly scrub: (text: string) => string;
@@ -45,7 +45,6 @@ export async function runReproduction(options: {
     if (spent()) return { outcome: "inconclusive", reason: "budget-spent", attempts };
     await options.work.update({ phase: "reproduction" });
     const attempt = await runProofAttempt({
-      checkout: options.checkout,
       directory: options.directory,
       attempt: attempts.length + 1,
       baseSha: options.baseSha,

@@ -2,7 +2,8 @@ import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { type CommandSessionOptions, withCommandSession } from "../commands/command-session.js";
 import { runServerCommand } from "../commands/server-command.js";
-import { type GitContext, runGit } from "../git/git.js";
+import type { CheckoutGit } from "../git/checkout-git.js";
+import { GitCommandError } from "../git/git.js";
 
 /** The bytes of a tree's output an attempt keeps: the last 16 KiB, after scrubbing. */
 export const reproductionTailBytes = 16_384;
@@ -121,26 +122,29 @@ async function runTree(
  * One attempt: two fresh detached worktrees under `directory`, pre at `baseSha` (never the
  * pass's start tip: a resumed or repair pass starts after the fix) and post at HEAD; the same
  * setup, then the check, in each, as sandboxed `/bin/sh -c` with the job's environment and
- * network. The worktrees are removed after the attempt, whatever happened.
+ * network. The worktrees are removed after the attempt, whatever happened. The worktrees are
+ * made and removed by git in the job's sandbox (the checkout's config is the agent's), which
+ * may write `directory` for that.
  */
 export async function runProofAttempt(options: {
-  readonly checkout: string;
   readonly directory: string;
   readonly attempt: number;
   readonly baseSha: string;
-  readonly git: GitContext;
+  /** Git on the checkout, in the job's sandbox. */
+  readonly git: CheckoutGit;
   /** The job's command Session settings, without the root (each tree is its own). */
   readonly session: Omit<CommandSessionOptions, "root" | "signal">;
   readonly commands: ProofCommands;
 }): Promise<ProofAttempt> {
-  const { checkout, git } = options;
-  const postSha = (await runGit(["rev-parse", "HEAD"], checkout, git)).trim();
+  const { git } = options;
+  const postSha = (await git.run(["rev-parse", "HEAD"])).trim();
+  if (!/^[0-9a-f]{40,64}$/.test(postSha)) throw new GitCommandError("The checkout's HEAD is not a commit id.", null);
   const pre = join(options.directory, `pre-${options.attempt}`);
   const post = join(options.directory, `post-${options.attempt}`);
   const session = { ...options.session, signal: options.commands.signal };
   try {
-    await runGit(["worktree", "add", "--detach", pre, options.baseSha], checkout, git);
-    await runGit(["worktree", "add", "--detach", post, postSha], checkout, git);
+    await git.run(["worktree", "add", "--detach", pre, options.baseSha]);
+    await git.run(["worktree", "add", "--detach", post, postSha]);
     const preRun = await runTree(pre, { ...session, filesystem: withTree(session.filesystem, pre) }, options.commands);
     const postRun = await runTree(
       post,
@@ -149,12 +153,12 @@ export async function runProofAttempt(options: {
     );
     return { preSha: options.baseSha, postSha, pre: preRun, post: postRun };
   } finally {
-    const quiet = { ...git, signal: AbortSignal.timeout(60_000) };
+    const quiet = { signal: AbortSignal.timeout(60_000) };
     for (const tree of [pre, post]) {
-      await runGit(["worktree", "remove", "--force", tree], checkout, quiet).catch(() => undefined);
+      await git.run(["worktree", "remove", "--force", tree], quiet).catch(() => undefined);
       await rm(tree, { recursive: true, force: true });
     }
-    await runGit(["worktree", "prune"], checkout, quiet).catch(() => undefined);
+    await git.run(["worktree", "prune"], quiet).catch(() => undefined);
   }
 }
 

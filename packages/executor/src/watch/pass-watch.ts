@@ -1,5 +1,5 @@
 import type { RunEvent } from "@castellan/harness";
-import { runGit } from "../git/git.js";
+import type { CheckoutGit } from "../git/checkout-git.js";
 import type { JobWatch } from "./job-watch.js";
 import { familyOf, type ToolGuard } from "./tool-guard.js";
 
@@ -35,8 +35,8 @@ export function watchEvent(event: RunEvent, watch: JobWatch, guard: ToolGuard, p
  * was seen; a probe that throws is logged and the bound re-armed. One probe at a time.
  */
 export function noEditProbe(context: {
-  readonly checkout: string;
-  readonly git: Parameters<typeof runGit>[2];
+  /** Git on the checkout, in the job's sandbox. */
+  readonly git: CheckoutGit;
   readonly startSha: string;
   readonly guard: ToolGuard;
   readonly watch: JobWatch;
@@ -49,9 +49,9 @@ export function noEditProbe(context: {
     running = true;
     void (async () => {
       try {
-        const status = (await runGit(["status", "--porcelain"], context.checkout, context.git)).trim();
+        const status = (await context.git.run(["status", "--porcelain"])).trim();
         if (status !== "") return context.guard.editSatisfied();
-        const head = await runGit(["rev-parse", "HEAD"], context.checkout, context.git).then(
+        const head = await context.git.run(["rev-parse", "HEAD"]).then(
           (sha) => sha.trim(),
           () => undefined,
         );

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { gitEnvironment, gitSafetyArguments } from "./git-safety.js";
+import { gitEnvironment, gitSafetyArguments } from "./safety.js";
 
 /**
  * How one git invocation ended: `exited` with its status and standard output (UTF-8),

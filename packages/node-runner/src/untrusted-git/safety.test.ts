@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { filterDriverNames, gitEnvironment } from "./git-safety.js";
+import { filterDriverNames, gitEnvironment } from "./safety.js";
 
 describe("filterDriverNames", () => {
   it("takes the subsection of each filter key, whatever it holds", () => {

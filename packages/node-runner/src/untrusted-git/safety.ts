@@ -1,5 +1,13 @@
 import { isAbsolute } from "node:path";
 
+// The environment probe (workspace/environment) is the one git Castellan runs on the host over
+// a directory an agent may write, and only read-only plumbing; everything that changes or
+// publishes a checkout runs in the sandbox instead (sandboxed-git.ts). The probe stays on the
+// host because it serves hosts with no sandbox at all, where the agent's own commands are
+// uncontained anyway. Its overrides are decided from what git itself lists (a config reached
+// through `commondir` or `include.path` included), and it never runs a command that fetches,
+// pushes, commits or diffs.
+//
 // The probe runs git on the host, outside any sandbox, in a directory the agent can write: its
 // `.git/config`, `.git/info/attributes` and `.gitattributes` are the agent's to choose. So no
 // command that the agent, the repository or a config file names may run. What the probe's

@@ -1,12 +1,12 @@
 import { basename, dirname, isAbsolute } from "node:path";
+import { type GitInvocation, type GitOutcome, runGit } from "../../untrusted-git/host-git.js";
+import { canaryFilterDriver, filterDriverNames } from "../../untrusted-git/safety.js";
 import { findGitEntry } from "./find-git-entry.js";
-import { canaryFilterDriver, filterDriverNames } from "./git-safety.js";
 import {
   type ResolvedEnvironmentOptions,
   resolveEnvironmentOptions,
   type WorkspaceEnvironmentOptions,
 } from "./options.js";
-import { type GitInvocation, type GitOutcome, runGit } from "./run-git.js";
 import type { GitBranch, GitHead, GitWorktree, WorkspaceEnvironment } from "./types.js";
 
 /**

@@ -1,0 +1,19 @@
+// The one module for git over a checkout an agent can write: sandboxed for every step that
+// changes or publishes it, and the environment probe's read-only plumbing (host-git.ts).
+export {
+  findProgramConfig,
+  isProgramConfigKey,
+  programConfigPatterns,
+  type RefusedGitConfig,
+} from "./program-config.js";
+export {
+  neutralizeFiltersPrelude,
+  runSandboxedGit,
+  runSandboxedShell,
+  type SandboxedGitOutcome,
+  type SandboxedGitRequest,
+  sandboxedGitArguments,
+  sandboxedGitCommandLine,
+  sandboxedGitEnvironment,
+  shellArgument,
+} from "./sandboxed-git.js";
