@@ -14,6 +14,8 @@ export default defineConfig({
     exclude: ["**/node_modules/**", "**/dist/**", "scripts/test/fixtures/**"],
     // Fails a test that writes to the console, stdout or stderr without calling expectOutput().
     setupFiles: ["./test-support/console-guard.ts"],
+    // Fails the run when a bubblewrap or socat it started outlived it (test-support/sandbox-leftovers.ts).
+    globalSetup: ["./test-support/sandbox-leftovers-setup.ts"],
     reporters: ["default", "./scripts/summary-reporter.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,

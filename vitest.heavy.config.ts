@@ -7,6 +7,8 @@ export default defineConfig({
     include: ["packages/*/heavy/**/*.heavy.ts"],
     exclude: ["**/node_modules/**", "**/dist/**"],
     setupFiles: ["./test-support/console-guard.ts"],
+    // Fails the run when a bubblewrap or socat it started outlived it (test-support/sandbox-leftovers.ts).
+    globalSetup: ["./test-support/sandbox-leftovers-setup.ts"],
     reporters: ["default", "./scripts/summary-reporter.ts"],
     testTimeout: 240_000,
     hookTimeout: 60_000,

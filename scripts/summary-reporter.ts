@@ -1,4 +1,5 @@
 import type { Reporter, SerializedError, TestModule, TestRunEndReason } from "vitest/node";
+import { leftoverReport, runLeftoverCheck } from "../test-support/sandbox-leftovers.ts";
 
 /** The counts of the closing line. */
 export interface TestCounts {
@@ -60,14 +61,26 @@ export function closingLine(counts: TestCounts): string {
 /**
  * Ends the run with one plain line that any CI can read, `tests: N passed, N failed, N skipped`,
  * followed by what to install when suites were skipped for a missing program (which under CI
- * fails instead, so CI's line stays plain).
+ * fails instead, so CI's line stays plain). When the run's globalSetup registered the end-of-run
+ * check (test-support/sandbox-leftovers.ts), a sandbox process the run left behind is named
+ * above the line, counted as one failure more, and sets exit code 1.
  */
 export default class SummaryReporter implements Reporter {
-  onTestRunEnd(
+  async onTestRunEnd(
     testModules: ReadonlyArray<TestModule>,
     unhandledErrors: ReadonlyArray<SerializedError>,
     reason: TestRunEndReason,
-  ): void {
-    process.stdout.write(`\n${closingLine(countTests(testModules, unhandledErrors, reason))}\n`);
+  ): Promise<void> {
+    const counts = countTests(testModules, unhandledErrors, reason);
+    // A sandbox process the run left behind (test-support/sandbox-leftovers.ts) is one failure more.
+    const check = runLeftoverCheck();
+    const left = check ? await check.run() : [];
+    if (check && left.length > 0) {
+      check.reported = true;
+      process.exitCode = 1;
+      process.stdout.write(`\n${leftoverReport(left)}\n`);
+    }
+    const failed = counts.failed + (left.length > 0 ? 1 : 0);
+    process.stdout.write(`\n${closingLine({ ...counts, failed })}\n`);
   }
 }
