@@ -69,6 +69,7 @@ export type {
   SandboxResolver,
   SessionEndHook,
   SessionEndInfo,
+  SessionLookup,
   SessionStartHook,
   SessionStartInfo,
   SkillResolver,

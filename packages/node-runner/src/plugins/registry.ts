@@ -3,6 +3,7 @@ import { PluginError } from "../errors.js";
 import { assertModelRuntime, type BoundModel, bindModel } from "../models/bound-model.js";
 import type { ToolApprovalAdapter, ToolPermissionHook } from "../permissions/types.js";
 import type { SessionStore } from "../store/types.js";
+import { OpenSessions } from "./open-sessions.js";
 import type {
   BeforeModelHook,
   ModelResolver,
@@ -26,6 +27,8 @@ export interface Registry {
   readonly approval: ToolApprovalAdapter | undefined;
   readonly sandboxResolver: SandboxResolver | undefined;
   readonly skillResolver: SkillResolver | undefined;
+  /** The Runner's open Sessions; each NodeSession adds itself when made and removes itself once closed. */
+  readonly sessions: OpenSessions;
   readonly hooks: {
     readonly toolPermission: readonly ToolPermissionHook[];
     readonly beforeModel: readonly BeforeModelHook[];
@@ -58,6 +61,7 @@ export async function applyPlugins(plugins: readonly NodeRunnerPlugin[]): Promis
   let approval: ToolApprovalAdapter | undefined;
   let sandboxResolver: SandboxResolver | undefined;
   let skillResolver: SkillResolver | undefined;
+  const sessions = new OpenSessions();
   let open = true;
   let current = "";
 
@@ -131,6 +135,7 @@ export async function applyPlugins(plugins: readonly NodeRunnerPlugin[]): Promis
       sessionStart: hook(hooks.sessionStart, "sessionStart"),
       sessionEnd: hook(hooks.sessionEnd, "sessionEnd"),
     },
+    sessions: Object.freeze({ get: (sessionId: string) => sessions.get(sessionId) }),
   };
 
   const names = new Set<string>();
@@ -164,6 +169,7 @@ export async function applyPlugins(plugins: readonly NodeRunnerPlugin[]): Promis
     approval,
     sandboxResolver,
     skillResolver,
+    sessions,
     hooks: Object.freeze(hooks),
   });
 }

@@ -11,6 +11,7 @@ import type {
   TurnStartHook,
 } from "@castellan/harness";
 import type { ToolApprovalAdapter, ToolPermissionHook } from "../permissions/types.js";
+import type { Session } from "../session/session.js";
 import type { SessionStore } from "../store/types.js";
 
 /** What a model resolver is asked when a Run's model call starts. */
@@ -85,6 +86,19 @@ export interface NodeRunnerHooks {
   sessionEnd(hook: SessionEndHook): void;
 }
 
+/**
+ * The Runner's open Sessions, for a hook that must act on the Session it is called for (hooks
+ * are given its id, not the Session).
+ */
+export interface SessionLookup {
+  /**
+   * The open Session `sessionId` of this Runner, child Sessions included, from just before its
+   * first Run can start until it has released its resources (so during its hooks, `sessionEnd`
+   * included); undefined otherwise, and when two open Sessions share the id.
+   */
+  get(sessionId: string): Session | undefined;
+}
+
 /** What a plugin's `apply` is given. Registration closes when the Runner has been created. */
 export interface NodeRunnerHost {
   /** Binds a model runtime to a name agents declare as `model`. A name can be registered once. */
@@ -104,6 +118,8 @@ export interface NodeRunnerHost {
   /** Resolves skills declared by name (`skills: ["name"]`). At most one per Runner. */
   registerSkillResolver(resolver: SkillResolver): void;
   readonly hooks: NodeRunnerHooks;
+  /** The Runner's open Sessions by id; usable from hooks, not during `apply` (none is open yet). */
+  readonly sessions: SessionLookup;
 }
 
 /** A unit of host configuration: applied once when the Runner is created, closed with it. */

@@ -136,6 +136,9 @@ export class NodeSession implements Session {
   ) {
     this.id = admitted.context.sessionId;
     this.params = admitted.context.params;
+    // Findable by the Runner's hooks (host.sessions) until its resources are released.
+    admitted.registry.sessions.add(this);
+    this.afterClose(() => admitted.registry.sessions.remove(this));
   }
 
   /** Runs `hook` after the Session has released its resources, in registration order (Runner bookkeeping). */

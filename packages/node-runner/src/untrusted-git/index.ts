@@ -1,5 +1,7 @@
 // The one module for git over a checkout an agent can write: sandboxed for every step that
-// changes or publishes it, and the environment probe's read-only plumbing (host-git.ts).
+// changes or publishes it, and the environment probe's read-only plumbing, in a sandboxed
+// Session's sandbox (sandboxed-probe-git.ts) or, for a Session without one, on the host
+// (host-git.ts).
 export {
   findProgramConfig,
   isProgramConfigKey,

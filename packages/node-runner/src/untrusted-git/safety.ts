@@ -1,18 +1,25 @@
 import { isAbsolute } from "node:path";
 
-// The environment probe (workspace/environment) is the one git Castellan runs on the host over
-// a directory an agent may write, and only read-only plumbing; everything that changes or
-// publishes a checkout runs in the sandbox instead (sandboxed-git.ts). The probe stays on the
-// host because it serves hosts with no sandbox at all, where the agent's own commands are
-// uncontained anyway. Its overrides are decided from what git itself lists (a config reached
-// through `commondir` or `include.path` included), and it never runs a command that fetches,
-// pushes, commits or diffs.
+// The environment probe (workspace/environment) runs only read-only plumbing over a directory
+// an agent may write, and where it runs follows where the agent's commands run. In a Session
+// whose Castellan command tools are sandboxed (an OS `workspace()`, the sandbox plugin), its
+// git runs in that Session's sandbox (sandboxed-probe-git.ts): there the agent can write `.git`
+// internals the sandbox does not protect (`commondir`, `info/`, alternates), so a host git
+// would read configuration the agent chose. Everything that changes or publishes a checkout
+// runs in the sandbox too (sandboxed-git.ts). Only a Session with no sandbox keeps the probe on
+// the host (host-git.ts): its agent's commands, if it has any, already run uncontained as the
+// host's user, and without commands the file tools refuse all of `.git` (`path_protected`).
+// When the probe cannot tell which case a Session is, it runs no git at all.
 //
-// The probe runs git on the host, outside any sandbox, in a directory the agent can write: its
-// `.git/config`, `.git/info/attributes` and `.gitattributes` are the agent's to choose. So no
-// command that the agent, the repository or a config file names may run. What the probe's
-// commands (`rev-parse`, `symbolic-ref`, `config --get-regexp`, `status --porcelain`) could
-// otherwise run, checked against git 2.39 (each case has a marker test), and how it is stopped:
+// The options and variables below apply on both sides. In the sandbox they are not the
+// boundary; they keep a planted filter from holding `status` until its timeout and the answers
+// the same. On the host they are all there is: the agent may have chosen the directory's
+// `.git/config`, `.git/info/attributes` and `.gitattributes`, so no command the agent, the
+// repository or a config file names may run. The overrides are decided from what git itself
+// lists (a config reached through `commondir` or `include.path` included), and the probe never
+// runs a command that fetches, pushes, commits or diffs. What its commands (`rev-parse`,
+// `symbolic-ref`, `config --get-regexp`, `status --porcelain`) could otherwise run, checked
+// against git 2.39 (each case has a marker test), and how it is stopped:
 //
 // - `core.fsmonitor` (a hook script, or `true` for the daemon): `status` queries it.
 //   `-c core.fsmonitor=false`.
@@ -56,12 +63,14 @@ import { isAbsolute } from "node:path";
 //   (other commands only); `alias.*` (a builtin cannot be aliased); `include.path` and
 //   `core.excludesFile`/`core.attributesFile` read files only (a FIFO would block, and the
 //   timeout ends it).
-// - The environment is built from nothing, so the Runner's own GIT_DIR, GIT_CONFIG_PARAMETERS,
-//   GIT_EXEC_PATH, GIT_EXTERNAL_DIFF or GIT_TRACE* never reach git; PATH keeps only absolute
-//   entries, so neither `git` nor a helper git looks up is found in the working directory.
-//   HOME (and XDG_CONFIG_HOME) is kept: the user's global config holds trust decisions such
-//   as `safe.directory`, which git keeps honouring, so a repository owned by someone else is
-//   refused (its facts unknown) rather than trusted.
+// - On the host the environment is built from nothing, so the Runner's own GIT_DIR,
+//   GIT_CONFIG_PARAMETERS, GIT_EXEC_PATH, GIT_EXTERNAL_DIFF or GIT_TRACE* never reach git;
+//   PATH keeps only absolute entries, so neither `git` nor a helper git looks up is found in
+//   the working directory. HOME (and XDG_CONFIG_HOME) is kept: the user's global config holds
+//   trust decisions such as `safe.directory`, which git keeps honouring, so a repository owned
+//   by someone else is refused (its facts unknown) rather than trusted. In the sandbox the
+//   environment is the Session's policy, as for the agent's commands, with the variables that
+//   choose a repository, index or config list unset.
 
 /**
  * A filter driver given to the listing of drivers through GIT_CONFIG_COUNT: git lists it only
@@ -82,31 +91,26 @@ export const gitSafetyArguments: readonly string[] = [
 ];
 
 /**
- * The complete environment of a probe invocation, with `filterDrivers` (names as
- * `git config` lists them) neutralized. `base` is the Runner's environment, from which only
- * PATH (its absolute entries), HOME and XDG_CONFIG_HOME are taken.
+ * The variables every probe invocation sets, on the host and in the sandbox alike: a fixed
+ * locale for parsable output, no prompt, no optional lock (so no index write), no lazy fetch,
+ * no pager, and discovery across mount points (the probe has already found `.git` in a parent).
  */
-export function gitEnvironment(
-  filterDrivers: readonly string[] = [],
-  base: NodeJS.ProcessEnv = process.env,
-): NodeJS.ProcessEnv {
-  const path = (base.PATH ?? "")
-    .split(":")
-    .filter((entry) => entry !== "" && isAbsolute(entry))
-    .join(":");
-  const environment: NodeJS.ProcessEnv = {
-    PATH: path === "" ? "/usr/bin:/bin" : path,
-    LC_ALL: "C",
-    GIT_TERMINAL_PROMPT: "0",
-    GIT_OPTIONAL_LOCKS: "0",
-    GIT_NO_LAZY_FETCH: "1",
-    GIT_PAGER: "cat",
-    PAGER: "cat",
-    // The probe has already found `.git` in a parent, across mount points; let git find it too.
-    GIT_DISCOVERY_ACROSS_FILESYSTEM: "1",
-  };
-  if (base.HOME !== undefined) environment.HOME = base.HOME;
-  if (base.XDG_CONFIG_HOME !== undefined) environment.XDG_CONFIG_HOME = base.XDG_CONFIG_HOME;
+export const probeGitVariables: Readonly<Record<string, string>> = Object.freeze({
+  LC_ALL: "C",
+  GIT_TERMINAL_PROMPT: "0",
+  GIT_OPTIONAL_LOCKS: "0",
+  GIT_NO_LAZY_FETCH: "1",
+  GIT_PAGER: "cat",
+  PAGER: "cat",
+  GIT_DISCOVERY_ACROSS_FILESYSTEM: "1",
+});
+
+/**
+ * The GIT_CONFIG_COUNT/KEY/VALUE variables that empty `clean`, `smudge` and `process` of each
+ * of `filterDrivers` (names as `git config` lists them) and make none `required`; none at all
+ * for no driver. Four entries a driver, in the order given.
+ */
+export function filterOverrideVariables(filterDrivers: readonly string[]): Record<string, string> {
   const overrides: [string, string][] = [];
   for (const driver of filterDrivers) {
     overrides.push(
@@ -116,14 +120,33 @@ export function gitEnvironment(
       [`filter.${driver}.required`, "false"],
     );
   }
-  if (overrides.length > 0) {
-    environment.GIT_CONFIG_COUNT = String(overrides.length);
-    overrides.forEach(([key, value], index) => {
-      environment[`GIT_CONFIG_KEY_${index}`] = key;
-      environment[`GIT_CONFIG_VALUE_${index}`] = value;
-    });
-  }
-  return environment;
+  const variables: Record<string, string> = {};
+  if (overrides.length === 0) return variables;
+  variables.GIT_CONFIG_COUNT = String(overrides.length);
+  overrides.forEach(([key, value], index) => {
+    variables[`GIT_CONFIG_KEY_${index}`] = key;
+    variables[`GIT_CONFIG_VALUE_${index}`] = value;
+  });
+  return variables;
+}
+
+/**
+ * The complete environment of a host probe invocation: {@link probeGitVariables} and the
+ * {@link filterOverrideVariables} of `filterDrivers`. `base` is the Runner's environment, from
+ * which only PATH (its absolute entries), HOME and XDG_CONFIG_HOME are taken.
+ */
+export function gitEnvironment(
+  filterDrivers: readonly string[] = [],
+  base: NodeJS.ProcessEnv = process.env,
+): NodeJS.ProcessEnv {
+  const path = (base.PATH ?? "")
+    .split(":")
+    .filter((entry) => entry !== "" && isAbsolute(entry))
+    .join(":");
+  const environment: NodeJS.ProcessEnv = { PATH: path === "" ? "/usr/bin:/bin" : path, ...probeGitVariables };
+  if (base.HOME !== undefined) environment.HOME = base.HOME;
+  if (base.XDG_CONFIG_HOME !== undefined) environment.XDG_CONFIG_HOME = base.XDG_CONFIG_HOME;
+  return { ...environment, ...filterOverrideVariables(filterDrivers) };
 }
 
 /**

@@ -1,7 +1,8 @@
 import { basename, dirname, isAbsolute } from "node:path";
-import { type GitInvocation, type GitOutcome, runGit } from "../../untrusted-git/host-git.js";
+import type { GitOutcome } from "../../untrusted-git/host-git.js";
 import { canaryFilterDriver, filterDriverNames } from "../../untrusted-git/safety.js";
 import { findGitEntry } from "./find-git-entry.js";
+import { hostProbeGit, type ProbeGit } from "./git-runners.js";
 import {
   type ResolvedEnvironmentOptions,
   resolveEnvironmentOptions,
@@ -15,19 +16,26 @@ import type { GitBranch, GitHead, GitWorktree, WorkspaceEnvironment } from "./ty
  * `.git` in it and its parents, so a directory outside any repository runs no git. Each fact
  * comes from its own git invocation (at most seven, each bounded by `timeoutMs`); one that
  * fails, times out or finds git missing leaves that fact `undefined`. Throws only
- * `InvalidOptionsError`, for malformed options; the probe itself never rejects.
+ * `InvalidOptionsError`, for malformed options; the probe itself never rejects. Git runs on
+ * the host: for a directory only the host and uncontained commands write (the plugin runs it
+ * in a sandboxed Session's sandbox instead).
  */
 export async function probeWorkspaceEnvironment(options: WorkspaceEnvironmentOptions): Promise<WorkspaceEnvironment> {
   return await probeResolved(resolveEnvironmentOptions(options));
 }
 
-/** {@link probeWorkspaceEnvironment} with options already checked. */
-export async function probeResolved(options: ResolvedEnvironmentOptions): Promise<WorkspaceEnvironment> {
+/**
+ * {@link probeWorkspaceEnvironment} with options already checked, its git invocations made
+ * through `git` (default: on the host). Looking for `.git` reads only names and file types, so
+ * it stays on the host whichever runner is given.
+ */
+export async function probeResolved(
+  options: ResolvedEnvironmentOptions,
+  git: ProbeGit = hostProbeGit(options),
+): Promise<WorkspaceEnvironment> {
   const { workingDirectory } = options;
   const search = await findGitEntry(workingDirectory);
   if (search !== "found") return { workingDirectory, git: { kind: search } };
-  const git = (args: readonly string[], extra: Partial<GitInvocation> = {}) =>
-    runGit({ git: options.git, cwd: workingDirectory, timeoutMs: options.timeoutMs, args, ...extra });
   const [root, gitDir, commonDir, symbolicHead, headCommit, dirty] = await Promise.all([
     git(["rev-parse", "--show-toplevel"]).then(pathOf),
     // Absolute paths need git 2.31+; what an older git prints is no single absolute path: unknown.
@@ -51,8 +59,6 @@ export async function probeResolved(options: ResolvedEnvironmentOptions): Promis
   };
 }
 
-type Git = (args: readonly string[], extra?: Partial<GitInvocation>) => Promise<GitOutcome>;
-
 /**
  * Lists the filter drivers config defines, then runs `git status` with all of them
  * neutralized (git-safety.ts says why). The listing is given a canary driver through the same
@@ -62,7 +68,7 @@ type Git = (args: readonly string[], extra?: Partial<GitInvocation>) => Promise<
  * submodules count only by their commit (`dirty`), and renames are not looked for
  * (`--no-renames`): neither changes whether anything is listed.
  */
-async function probeDirty(git: Git): Promise<boolean | undefined> {
+async function probeDirty(git: ProbeGit): Promise<boolean | undefined> {
   const listing = await git(["config", "-z", "--name-only", "--get-regexp", "^filter\\."], {
     filterDrivers: [canaryFilterDriver],
   });

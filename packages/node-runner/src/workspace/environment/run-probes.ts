@@ -6,13 +6,13 @@
  * this, since a resumed Run does not restart at turn 1), and dropped when the Session closes.
  */
 export class RunProbes<T> {
-  readonly #probe: () => Promise<T>;
+  readonly #probe: (sessionId: string) => Promise<T>;
   /** By Session id: which Run the probe is for, and its result. */
   readonly #current = new Map<string, { readonly runId: string; readonly result: Promise<T> }>();
   readonly #running = new Set<Promise<T>>();
 
-  /** `probe` must not reject; it is called once per Run. */
-  constructor(probe: () => Promise<T>) {
+  /** `probe` must not reject; it is called once per Run, with the Run's Session id. */
+  constructor(probe: (sessionId: string) => Promise<T>) {
     this.#probe = probe;
   }
 
@@ -20,7 +20,7 @@ export class RunProbes<T> {
   forRun(sessionId: string, runId: string): Promise<T> {
     const held = this.#current.get(sessionId);
     if (held?.runId === runId) return held.result;
-    const result = this.#probe();
+    const result = this.#probe(sessionId);
     this.#current.set(sessionId, { runId, result });
     this.#running.add(result);
     void result.finally(() => this.#running.delete(result));
