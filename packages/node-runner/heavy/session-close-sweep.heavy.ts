@@ -2,14 +2,13 @@
 // OS workspace() closed 0 to 100 ms after a sandboxed command started, every 5 ms, ten times
 // each, for runSessionCommand and for the model's exec_command: 420 Sessions, and not one
 // process of the run left in /proc. About two minutes on two cores.
-import { describe, expect, it } from "vitest";
-import { requireBubblewrap } from "../test/support/bubblewrap.ts";
+import { expect, it } from "vitest";
+import { describeNeeding, osSandboxPrograms } from "../../../test-support/system-programs.ts";
 import { closeSweep, type SweepPath } from "../test/support/close-sweep.ts";
 
-const { bwrap, skipNote } = requireBubblewrap();
 const delaysMs = Array.from({ length: 21 }, (_, index) => index * 5);
 
-describe.skipIf(bwrap === undefined)(`closing Sessions as a sandboxed command starts${skipNote}`, () => {
+describeNeeding(osSandboxPrograms, "closing Sessions as a sandboxed command starts", () => {
   it.each<SweepPath>(["runSessionCommand", "exec_command"])(
     "%s: 0-100 ms in 5 ms steps, ten times each, leaves no process of the run",
     async (path) => {

@@ -5,19 +5,18 @@
 // nothing of the run is left in /proc. The case is shown able to fail: with the supervisor's
 // kill of bubblewrap's namespace init turned off (a test-only seam), the same closes leave a
 // bubblewrap init reparented to init with its tree, and the case finds it. Real bubblewrap.
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, expect, it } from "vitest";
+import { describeNeeding, osSandboxPrograms } from "../../../test-support/system-programs.ts";
 import { setNamespaceInitKillForTesting } from "../src/commands/supervisor/namespace-init.js";
-import { requireBubblewrap } from "./support/bubblewrap.ts";
 import { closeSweep } from "./support/close-sweep.ts";
 
-const { bwrap, skipNote } = requireBubblewrap();
 const delaysMs = Array.from({ length: 21 }, (_, index) => index * 5);
 /** The attack: a daemon that leaves the command's group and session, then the command sleeps. */
 const daemonThenSleep = "(setsid sh -c 'trap \"\" TERM HUP; exec sleep 3000' >/dev/null 2>&1 &); sleep 3000";
 
 afterEach(() => setNamespaceInitKillForTesting(true));
 
-describe.skipIf(bwrap === undefined)(`attack corpus: a command that outlives its Session${skipNote}`, () => {
+describeNeeding(osSandboxPrograms, "attack corpus: a command that outlives its Session", () => {
   it("a daemon forked by exec_command, the Session closed at once: nothing of it is left", async () => {
     const outcome = await closeSweep({
       path: "exec_command",
