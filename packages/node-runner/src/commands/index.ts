@@ -81,6 +81,7 @@ export {
   createCommandSupervisor,
   type DetachedProcess,
   setBackgroundPriority,
+  type SpawnDetachedOptions,
   spawnDetached,
   timeoutExitCode,
 } from "./supervisor/index.js";

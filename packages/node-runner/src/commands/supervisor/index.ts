@@ -4,7 +4,7 @@ export { setBackgroundPriority } from "./background-priority.js";
 export { CommandAbortedError, CommandLimitError, CommandNotFoundError, CommandSpawnError } from "./errors.js";
 export type { CommandSupervisorLimits, CommandSupervisorOptions } from "./options.js";
 export type { BoundedOutput } from "./output-capture.js";
-export { type DetachedProcess, spawnDetached } from "./spawn-detached.js";
+export { type DetachedProcess, type SpawnDetachedOptions, spawnDetached } from "./spawn-detached.js";
 export { type CommandSupervisor, createCommandSupervisor } from "./supervisor.js";
 export {
   type CommandDelta,
