@@ -8,7 +8,7 @@
 // landing on its lease with no tracking ref, a second writer failing the job, a rewrite below
 // a repair pass's start tip failing it, the final push waiting for a running checkpoint, and
 // the last checkpoint of a job cancelled mid-pass.
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { ModelBinding, ModelRequest } from "@castellan/harness";
 import { type ScriptedStep, type ScriptedStepSource, scriptedModel } from "@castellan/models/testing";
@@ -409,6 +409,9 @@ describeNeeding(osSandboxPrograms, "checkpointed, lease-guarded pushes of a job"
     const base = (await git(["--git-dir", bare, "rev-parse", "main"], temp.path)).trim();
     return {
       bare,
+      jobId,
+      dataDirectory: started.server.options.dataDirectory,
+      close: () => started.server.close(),
       url: remote.url("origin.git"),
       base,
       branch,
@@ -651,11 +654,53 @@ describeNeeding(osSandboxPrograms, "checkpointed, lease-guarded pushes of a job"
     const view = await job.settled();
     expect(view.state).toBe("cancelled");
     const tip = await job.remoteTip();
-    expect(tip).toBeDefined();
+    expect(
+      tip,
+      JSON.stringify(job.logged.filter((entry: any) => String(entry.kind).startsWith("job-final"))),
+    ).toBeDefined();
     expect(await subjectOf(job.bare, tip as string)).toBe("one");
     expect(job.receivePacks()).toBe(1);
     expect(job.logged).toContainEqual(
       expect.objectContaining({ kind: "job-final-checkpoint", pushed: true, sha: tip }),
     );
   }, 150_000);
+
+  for (const how of ["cancelled", "stopped with the server (SIGTERM)"] as const) {
+    it(`salvages a job ${how} mid-pass before its last checkpoint, so uncommitted work is pushed, and says so`, async () => {
+      const afterWrite = new Gate();
+      const job = await startJob(
+        `job-stop-${how === "cancelled" ? "cancel" : "term"}`,
+        [
+          commitFile("one"),
+          command("echo unsaved > unsaved.txt && echo more >> one.txt"),
+          afterWrite,
+          { text: "Not reached." },
+        ],
+        // Its own data directory, kept after the close (the server's temporary one goes with it).
+        { server: { checkpointIntervalMs: 600_000, dataDirectory: join(temp.path, `data-${how.length}`) } },
+      );
+      await reached(afterWrite, "the agent's uncommitted work");
+      let record: any;
+      if (how === "cancelled") {
+        expect((await send(job.port, "POST", `/jobs/${job.jobId}/cancel`)).status).toBe(202);
+        record = await job.settled();
+        expect(record.state).toBe("cancelled");
+      } else {
+        // What the bin's SIGTERM handler does: close the server, which stops its jobs.
+        await job.close();
+        record = JSON.parse(await readFile(join(job.dataDirectory, "jobs", job.jobId, "job.json"), "utf8"));
+        expect(record.state).toBe("interrupted");
+      }
+      const tip = (await job.remoteTip()) as string;
+      expect(await subjectOf(job.bare, tip)).toContain("castellan salvage");
+      const tree = await git(["--git-dir", job.bare, "ls-tree", "-r", "--name-only", tip], temp.path);
+      expect(tree).toContain("unsaved.txt");
+      expect(await git(["--git-dir", job.bare, "show", `${tip}:one.txt`], temp.path)).toContain("more");
+      const stopped = record.error?.evidence?.stopped;
+      expect(stopped?.salvage?.committed, JSON.stringify(record)).toEqual(
+        expect.arrayContaining(["one.txt", "unsaved.txt"]),
+      );
+      expect(stopped?.checkpoint).toEqual({ pushed: true, sha: tip });
+    }, 150_000);
+  }
 });

@@ -77,7 +77,7 @@ export class PublishRepository {
     const claimed = (await checkout.run(["rev-parse", "--verify", "--quiet", "HEAD"], call).catch(() => "")).trim();
     if (claimed === "") return undefined;
     if (!sha.test(claimed)) throw new GitCommandError("The checkout's HEAD is not a commit id.", null);
-    if (await this.has(claimed)) return claimed;
+    if (await this.has(claimed, call.signal)) return claimed;
     const name = this.bundleName("head");
     const exclusions = [...this.known].map((commit) => `^${commit}`);
     const bundle = (not: readonly string[]) =>
@@ -86,7 +86,7 @@ export class PublishRepository {
       // A commit named as a prerequisite that the checkout no longer has fails the bundle: the
       // objects the repository already holds then come again.
       await bundle(exclusions).catch(() => bundle([]));
-      return await this.fetchFromExchange(name, incomingRef);
+      return await this.fetchFromExchange(name, incomingRef, call.signal);
     } finally {
       await rm(this.exchangePath(name), { force: true });
     }
@@ -106,14 +106,14 @@ export class PublishRepository {
    * Copies the bundle `name` the sandbox wrote out of the exchange directory and fetches its
    * `HEAD` into `ref`, every object checked; resolves with the commit `ref` then holds.
    */
-  async fetchFromExchange(name: string, ref: string): Promise<string> {
+  async fetchFromExchange(name: string, ref: string, signal?: AbortSignal): Promise<string> {
     const copy = await this.copyIn(this.exchangePath(name), name);
     try {
-      await this.git(["fetch", "--quiet", "--no-tags", copy, `+HEAD:${ref}`]);
+      await this.git(["fetch", "--quiet", "--no-tags", copy, `+HEAD:${ref}`], signal);
     } finally {
       await rm(copy, { force: true });
     }
-    const received = (await this.git(["rev-parse", "--verify", "--quiet", `${ref}^{commit}`])).trim();
+    const received = (await this.git(["rev-parse", "--verify", "--quiet", `${ref}^{commit}`], signal)).trim();
     this.known.add(received);
     return received;
   }
@@ -128,8 +128,8 @@ export class PublishRepository {
   }
 
   /** True when `ancestor` is an ancestor of (or equal to) `descendant`, both in this repository. */
-  async isAncestor(ancestor: string, descendant: string): Promise<boolean> {
-    return this.git(["merge-base", "--is-ancestor", ancestor, descendant]).then(
+  async isAncestor(ancestor: string, descendant: string, signal?: AbortSignal): Promise<boolean> {
+    return this.git(["merge-base", "--is-ancestor", ancestor, descendant], signal).then(
       () => true,
       (error: unknown) => {
         if (error instanceof GitCommandError && error.exitCode === 1) return false;
@@ -163,18 +163,18 @@ export class PublishRepository {
     });
   }
 
-  /** Git in the publish repository, every received object checked. */
-  git(args: readonly string[]): Promise<string> {
+  /** Git in the publish repository, every received object checked; `signal` replaces the job's. */
+  git(args: readonly string[], signal?: AbortSignal): Promise<string> {
     return runGit(
       ["-c", "transfer.fsckObjects=true", "-c", "fetch.fsckObjects=true", ...args],
       this.options.directory,
-      this.options.git,
+      signal ? { ...this.options.git, signal } : this.options.git,
     );
   }
 
-  private async has(commit: string): Promise<boolean> {
+  private async has(commit: string, signal?: AbortSignal): Promise<boolean> {
     if (this.known.has(commit)) return true;
-    return this.git(["cat-file", "-e", `${commit}^{commit}`]).then(
+    return this.git(["cat-file", "-e", `${commit}^{commit}`], signal).then(
       () => true,
       () => false,
     );

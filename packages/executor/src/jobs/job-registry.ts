@@ -344,6 +344,10 @@ export function createJobRegistry(options: JobRegistryOptions): JobRegistry {
         ? { result: { ...(outcome.result as Record<string, JsonValue>), callMetrics } }
         : {}),
       ...(state === "failed" && "error" in outcome ? { error: { ...outcome.error, callMetrics } } : {}),
+      // A job stopped mid-pass says what its salvage and last checkpoint kept.
+      ...((state === "cancelled" || state === "interrupted") && "error" in outcome && stoppedEvidence(outcome.error)
+        ? { error: { ...outcome.error, callMetrics } }
+        : {}),
     });
     await telemetry.close();
     const ended = recordOf(jobId);
@@ -507,4 +511,10 @@ export function createJobRegistry(options: JobRegistryOptions): JobRegistry {
       await Promise.all([...telemetries.values()].map((telemetry) => telemetry.close().catch(() => undefined)));
     },
   };
+}
+
+/** True when a stopped job's error carries what its last salvage and checkpoint did. */
+function stoppedEvidence(error: { readonly evidence?: JsonValue }): boolean {
+  const evidence = error.evidence;
+  return typeof evidence === "object" && evidence !== null && !Array.isArray(evidence) && "stopped" in evidence;
 }

@@ -110,7 +110,7 @@ export class BranchPusher {
     if (checkpoint && this.published === undefined && head === this.cloneTip) return { pushed: false, sha: head };
     // Whether HEAD still contains where the pass started: the lease's condition, and what a
     // refused push is told apart by (also on the pass's first, plain push).
-    const containsStart = this.passStart === undefined ? true : await publish.isAncestor(this.passStart, head);
+    const containsStart = this.passStart === undefined ? true : await publish.isAncestor(this.passStart, head, signal);
     const lease = this.passPublished !== undefined && containsStart ? this.passPublished : undefined;
     const belowStart = !containsStart;
     try {
