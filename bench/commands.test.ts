@@ -2,7 +2,7 @@
 // drain through every subject, a report with finite figures and every target line. Timing is
 // not asserted. Skipped, saying so, where bwrap, socat or rg is absent; under CI that fails.
 
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { describeNeeding, osSandboxPrograms, programPath } from "../test-support/system-programs.ts";
 import { runCommandsBench } from "./support/commands/bench.ts";
 import { formatCommandsBenchReport } from "./support/commands/report.ts";

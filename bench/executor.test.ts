@@ -1,8 +1,8 @@
 // Smoke test of the executor bench at a tiny size: 2 jobs of 4 turns of 10 ms, 1 s of idle
 // polling; a report with finite figures and both target lines. Timing is not asserted.
 // Skipped, saying so, where the sandbox's programs are absent; under CI that fails instead.
-import { describe, expect, it } from "vitest";
-import { describeNeeding, osSandboxPrograms, programPath } from "../test-support/system-programs.ts";
+import { expect, it } from "vitest";
+import { describeNeeding, osSandboxPrograms } from "../test-support/system-programs.ts";
 import { formatExecutorBenchReport, runExecutorBench } from "./support/executor/bench.ts";
 
 describeNeeding(osSandboxPrograms, "the executor bench", () => {

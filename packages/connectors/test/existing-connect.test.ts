@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { describeNeeding } from "../../../test-support/system-programs.ts";
 import { checkEndpoint, ExistingChromeConnection, isExistingChromeError } from "../src/browser/existing/index.js";
 import { type CdpProxy, startCdpProxy } from "./support/existing-cdp-proxy.ts";

@@ -1,6 +1,6 @@
 import { type BrowserFocusedElement, isBrowserToolError } from "@castellan/node-runner";
 import { PNG } from "pngjs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { describeNeeding } from "../../../test-support/system-programs.ts";
 import { crossProcessFrameNote } from "../src/browser/existing/index.js";
 import { forbiddenMethods, type LoggedCommand } from "./support/existing-cdp-proxy.ts";

@@ -1,5 +1,5 @@
 import { isBrowserToolError } from "@castellan/node-runner";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { describeNeeding, itNeeding } from "../../../test-support/system-programs.ts";
 import { ExistingChromeConnection } from "../src/browser/existing/index.js";
 import { forbiddenMethods } from "./support/existing-cdp-proxy.ts";

@@ -1,6 +1,6 @@
 // The ten tools over a real selected tab: browser({ mode: "selected" }) with a granted
 // ExistingChromeConnection tab, in a Session on the scripted model.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { describeNeeding, itNeeding } from "../../../test-support/system-programs.ts";
 import { browser } from "../src/browser/index.ts";
 import { forbiddenMethods } from "./support/existing-cdp-proxy.ts";

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { describeNeeding } from "../../../test-support/system-programs.ts";
 import { type DirectBrowser, openDirect, role } from "./support/managed.ts";
 import { startServer, type TestServer } from "./support/servers.ts";

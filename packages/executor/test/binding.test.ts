@@ -9,7 +9,7 @@ import { existsSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, expect, it } from "vitest";
 import { describeNeeding, osSandboxPrograms } from "../../../test-support/system-programs.ts";
 import { errorBody, textAnswer, toolCallAnswer } from "../../models/test/openai-compatible/chat-fixture.ts";
 import { type HttpFixture, sendJson, sendSse, startHttpFixture } from "../../models/test/support/http-fixture.ts";

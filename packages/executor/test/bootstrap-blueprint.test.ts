@@ -6,7 +6,7 @@
 import { mkdtemp } from "node:fs/promises";
 import { join } from "node:path";
 import { type ScriptedStepSource, scriptedModel } from "@castellan/models/testing";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, expect, it } from "vitest";
 import { describeNeeding, osSandboxPrograms } from "../../../test-support/system-programs.ts";
 import type { ExecutorServer, ModelFactory } from "../src/index.js";
 import { inventoryHeading } from "../src/inventory/environment-inventory.js";

@@ -3,7 +3,7 @@
 // the sentinels, a spent reproduction budget, a check past its deadline (124), and a server
 // stopped mid-pass publishing what the agent committed once more.
 import { type ScriptedStepSource, scriptedModel } from "@castellan/models/testing";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, expect, it } from "vitest";
 import { describeNeeding, osSandboxPrograms } from "../../../test-support/system-programs.ts";
 import type { ModelFactory } from "../src/index.js";
 import { startArtifactFixture } from "./artifact-fixture.ts";

@@ -4,7 +4,7 @@
 // their repair passes, in that order, and what each pass was told.
 import type { ModelRequest } from "@castellan/harness";
 import { type ScriptedStepSource, scriptedModel } from "@castellan/models/testing";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, expect, it } from "vitest";
 import { describeNeeding, osSandboxPrograms } from "../../../test-support/system-programs.ts";
 import type { ExecutorServer, ModelFactory, PassInfo } from "../src/index.js";
 import { inventoryHeading } from "../src/inventory/environment-inventory.js";

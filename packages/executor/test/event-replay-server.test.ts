@@ -4,20 +4,11 @@
 // result. The job itself is real (a local bare repository, a scripted model, the OS sandbox).
 import { join } from "node:path";
 import { type ScriptedStepSource, scriptedModel } from "@castellan/models/testing";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, expect, it } from "vitest";
+import { describeNeeding, osSandboxPrograms } from "../../../test-support/system-programs.ts";
 import type { ExecutorServer, ModelFactory } from "../src/index.js";
-import {
-  bareRepository,
-  followEvents,
-  jobBody,
-  osSandbox,
-  send,
-  settled,
-  startServer,
-  tempDirPerTest,
-} from "./support.ts";
+import { bareRepository, followEvents, jobBody, send, settled, startServer, tempDirPerTest } from "./support.ts";
 
-const sandbox = osSandbox();
 const temp = tempDirPerTest("castellan-executor-replay-server-");
 const servers: ExecutorServer[] = [];
 afterEach(async () => {
@@ -33,7 +24,7 @@ const addNote: ScriptedStepSource = {
   ],
 };
 
-describe.skipIf(!sandbox.available)(`a finished job's events over HTTP${sandbox.skipNote}`, () => {
+describeNeeding(osSandboxPrograms, "a finished job's events over HTTP", () => {
   it("replays the live ids after the end, and again after a restart on the same data directory", async () => {
     const bare = await bareRepository(temp.path);
     const state = { dataDirectory: join(temp.path, "data"), transcriptRoot: join(temp.path, "transcripts") };

@@ -10,7 +10,7 @@ import { dirname, join } from "node:path";
 import type { ModelBinding } from "@castellan/harness";
 import { type ScriptedStepSource, scriptedModel } from "@castellan/models/testing";
 import { spawnDetached } from "@castellan/node-runner";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, expect, it } from "vitest";
 import { describeNeeding, osSandboxPrograms } from "../../../test-support/system-programs.ts";
 import type { SpawnProcess } from "../src/index.js";
 import { startGitHttpServer } from "./git-http.ts";

@@ -3,7 +3,7 @@
 // the report region, reuse of an open PR (422 and resumed), rate limits retried, a refused
 // token failing pr-failed, plain-git mode calling no API, and no PR after a failed validation.
 import { type ScriptedStepSource, scriptedModel } from "@castellan/models/testing";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, expect, it } from "vitest";
 import { describeNeeding, osSandboxPrograms } from "../../../test-support/system-programs.ts";
 import type { ExecutorServer, ModelFactory } from "../src/index.js";
 import { reportEnd, reportStart } from "../src/sentinels/report-region.js";

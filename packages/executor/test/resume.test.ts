@@ -7,7 +7,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { scriptedModel } from "@castellan/models/testing";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, expect, it } from "vitest";
 import { describeNeeding, osSandboxPrograms } from "../../../test-support/system-programs.ts";
 import { reportEnd, reportStart } from "../src/sentinels/report-region.js";
 import { fixtureToken, type GithubFixture, startGithubFixture } from "./github-fixture.ts";

@@ -5,7 +5,6 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { osSandboxPrograms, requirePrograms } from "../../../test-support/system-programs.ts";
 import { createExecutorServer, type ExecutorServer, type ExecutorServerOptions } from "../src/index.js";
 
 // The same per-test temporary directory the runner's tests use.
@@ -107,17 +106,6 @@ export function jobBody(overrides: Record<string, unknown> = {}): Record<string,
     repo: { url: "https://127.0.0.1:9/acme/app.git", baseBranch: "main" },
     ...overrides,
   };
-}
-
-/**
- * Whether jobs can run here (their commands run in the OS sandbox): test-support's check of
- * bwrap, socat and rg. Missing, `skipNote` names them and their install command; under CI it
- * throws instead. New suites call `describeNeeding(osSandboxPrograms, …)`, which also lists
- * the skip on the closing line.
- */
-export function osSandbox(): { readonly available: boolean; readonly skipNote: string } {
-  const { available, skipNote } = requirePrograms(osSandboxPrograms);
-  return { available, skipNote };
 }
 
 /** Runs git with a fixed identity and no hooks of the machine; resolves with stdout. */

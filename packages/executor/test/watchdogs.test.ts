@@ -8,7 +8,7 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import type { ModelBinding, ModelStreamEvent } from "@castellan/harness";
 import { type ScriptedStepSource, scriptedModel } from "@castellan/models/testing";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, expect, it } from "vitest";
 import { describeNeeding, osSandboxPrograms } from "../../../test-support/system-programs.ts";
 import type { ExecutorServer, ExecutorServerOptions } from "../src/index.js";
 import { bareRepository, git, jobBody, send, startServer, tempDirPerTest } from "./support.ts";

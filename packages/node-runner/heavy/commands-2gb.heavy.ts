@@ -8,12 +8,11 @@ import { runInNewContext } from "node:vm";
 import { defineAgent } from "@castellan/harness";
 import { scriptedModel } from "@castellan/models/testing";
 import { describe, expect, it } from "vitest";
+import { itNeeding, osSandboxPrograms } from "../../../test-support/system-programs.ts";
 import type { CommandSessionReport } from "../src/commands/session/index.js";
 import { createNodeRunner, workspace } from "../src/index.js";
-import { requireBubblewrap } from "../test/support/bubblewrap.ts";
 import { drain, tempDirPerTest, textOf } from "../test/support/index.ts";
 
-const { bwrap, skipNote } = requireBubblewrap();
 const temp = tempDirPerTest("castellan-heavy-");
 const twoGiB = 2 ** 31;
 const bound = 65_536;
@@ -78,7 +77,7 @@ describe("2 GB of command output", () => {
     expect(growth).toBeLessThan(rssLimit);
   });
 
-  it.skipIf(bwrap === undefined)(`sandboxed: bounded host memory and exact droppedBytes${skipNote}`, async () => {
+  itNeeding(osSandboxPrograms, "sandboxed: bounded host memory and exact droppedBytes", async () => {
     const { report, growth } = await printTwoGiB("os");
     expect(report).toMatchObject({ state: "terminal", outcome: "exit", exitCode: 0 });
     expect(report?.stdout.bytes).toBe(twoGiB);

@@ -11,7 +11,7 @@ import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { defineAgent, hostTool, type JsonObject, type RunEvent } from "@castellan/harness";
 import { type ScriptedStep, scriptedModel } from "@castellan/models/testing";
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { describeNeeding, osSandboxPrograms } from "../../../test-support/system-programs.ts";
 import {
   checkSandboxDependencies,

@@ -12,14 +12,13 @@ import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { defineAgent, hostTool, type RunEvent } from "@castellan/harness";
 import { scriptedModel } from "@castellan/models/testing";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, expect, it } from "vitest";
+import { describeNeeding, osSandboxPrograms } from "../../../test-support/system-programs.ts";
 import { createSandboxRuntimeCommandSessionPlugin } from "../src/commands/sandbox/index.js";
 import type { CommandSessionReport } from "../src/commands/session/index.js";
 import { createNodeRunner, defaultHomeReadPaths, type WorkspaceOptions, workspace } from "../src/index.js";
-import { requireBubblewrap } from "./support/bubblewrap.ts";
 import { cleanupAfterEach, drain, extraTempDirs, textOf } from "./support/index.ts";
 
-const { bwrap, skipNote } = requireBubblewrap();
 const cleanups = cleanupAfterEach();
 const extraDir = extraTempDirs();
 const slow = 60_000;
@@ -104,7 +103,7 @@ async function probeWorkspace(
   return readPaths(events);
 }
 
-describe.skipIf(bwrap === undefined)(`the sandbox's home directory is deny-by-default${skipNote}`, () => {
+describeNeeding(osSandboxPrograms, "the sandbox's home directory is deny-by-default", () => {
   it(
     "refuses every planted credential file to a command of an OS workspace; the default tool paths stay readable",
     async () => {

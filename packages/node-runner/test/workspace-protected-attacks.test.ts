@@ -15,6 +15,7 @@ import { promisify } from "node:util";
 import { defineAgent, type JsonObject, type RunEvent } from "@castellan/harness";
 import { scriptedModel } from "@castellan/models/testing";
 import { describe, expect, it } from "vitest";
+import { describeNeeding, osSandboxPrograms } from "../../../test-support/system-programs.ts";
 import { resolveSandboxPolicy } from "../src/commands/sandbox/config.js";
 import { createNodeRunner, type WorkspaceOptions, workspace } from "../src/index.js";
 import { workspaceSandboxPolicy } from "../src/workspace/capability/policy.js";
@@ -25,7 +26,6 @@ import {
   repositorySettingEntries,
 } from "../src/workspace/paths/protected-entries.js";
 import { bindWorkspaceRoot } from "../src/workspace/paths/root.js";
-import { requireBubblewrap } from "./support/bubblewrap.ts";
 import {
   addFile,
   cleanupAfterEach,
@@ -38,7 +38,6 @@ import {
   writeTree,
 } from "./support/index.ts";
 
-const { bwrap, skipNote } = requireBubblewrap();
 const run = promisify(execFile);
 const temp = tempDirPerTest("castellan-protected-");
 const cleanups = cleanupAfterEach();
@@ -306,7 +305,7 @@ describe("file tools refuse what the sandbox denies to commands (sandbox: none)"
   });
 });
 
-describe.skipIf(bwrap === undefined)(`file tools in an OS workspace refuse the same entries${skipNote}`, () => {
+describeNeeding(osSandboxPrograms, "file tools in an OS workspace refuse the same entries", () => {
   it(
     "refuses every case with path_protected",
     async () => {

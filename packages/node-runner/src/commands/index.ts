@@ -80,8 +80,8 @@ export {
   type CommandWaitResult,
   createCommandSupervisor,
   type DetachedProcess,
-  setBackgroundPriority,
   type SpawnDetachedOptions,
+  setBackgroundPriority,
   spawnDetached,
   timeoutExitCode,
 } from "./supervisor/index.js";

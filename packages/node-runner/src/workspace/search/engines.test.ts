@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, expect, it } from "vitest";
 import { describeNeeding } from "../../../../../test-support/system-programs.ts";
 import { addEntries, allPages, makeTree, type TestTree } from "../../../test/support/search-tree.ts";
 import { searchWorkspace } from "./search.js";
