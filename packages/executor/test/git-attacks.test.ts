@@ -139,6 +139,10 @@ interface Placement {
   readonly name: string;
   readonly files: (marker: Marker) => Record<string, string>;
   readonly commands: (marker: Marker) => string[];
+  /** Edits through edit_workspace_file after the commands: `expected` replaced once in `path`. */
+  readonly edits?: (marker: Marker) => { path: string; expected: string; replacement: string }[];
+  /** Commands after the edits. */
+  readonly after?: string[];
   /** Keys (or git files: `commondir`, `alternates`) the result names. */
   readonly named: readonly string[];
 }
@@ -166,6 +170,16 @@ const placements: readonly Placement[] = [
     named: [...plantedKeys, "include.path"],
   },
   {
+    name: "in a commondir config edited with edit_workspace_file",
+    files: () => ({ ...salvageBait }),
+    commands: () => ["cp -r .git evil-common && rm -rf evil-common/hooks"],
+    edits: (marker) => [
+      { path: "evil-common/config", expected: "[core]", replacement: plantedConfig(marker.program).trimEnd() },
+    ],
+    after: ["printf '%s\\n' \"$PWD/evil-common\" > .git/commondir"],
+    named: [...plantedKeys, "commondir"],
+  },
+  {
     name: "in a nested repository",
     files: () => ({ "notes.txt": "an uncommitted file for salvage\n" }),
     commands: (marker) => [
@@ -182,9 +196,26 @@ async function plantOnHost(checkout: string, home: string, placement: Placement,
     await mkdir(dirname(join(checkout, path)), { recursive: true });
     await writeFile(join(checkout, path), text);
   }
-  for (const command of placement.commands(marker)) {
-    await promisify(execFile)("/bin/sh", ["-c", command], { cwd: checkout, env: { ...process.env, HOME: home } });
+  const shell = (command: string) =>
+    promisify(execFile)("/bin/sh", ["-c", command], { cwd: checkout, env: { ...process.env, HOME: home } });
+  for (const command of placement.commands(marker)) await shell(command);
+  for (const edit of placement.edits?.(marker) ?? []) {
+    const path = join(checkout, edit.path);
+    await writeFile(path, (await readFile(path, "utf8")).replace(edit.expected, edit.replacement));
   }
+  for (const command of placement.after ?? []) await shell(command);
+}
+
+/** The tool calls of `placement`'s plant, in order. */
+function plantSteps(placement: Placement, marker: Marker): ScriptedStepSource[] {
+  return [
+    addFiles(placement.files(marker)),
+    ...placement.commands(marker).map(exec),
+    ...(placement.edits?.(marker) ?? []).map(
+      (edit): ScriptedStepSource => ({ toolCalls: [{ name: "edit_workspace_file", input: edit }] }),
+    ),
+    ...(placement.after ?? []).map(exec),
+  ];
 }
 
 describeNeeding(osSandboxPrograms, "git over an agent-written checkout never runs outside the sandbox", () => {
@@ -193,7 +224,7 @@ describeNeeding(osSandboxPrograms, "git over an agent-written checkout never run
       const marker = await makeMarker(temp.path);
       const run = await runSampleJob({
         base: temp.path,
-        steps: [addFiles(placement.files(marker)), ...placement.commands(marker).map(exec), { text: "Planted." }],
+        steps: [...plantSteps(placement, marker), { text: "Planted." }],
         body: {},
         server: { env: { CASTELLAN_EXECUTOR_TOKEN_FILE: marker.tokenFile }, token: undefined },
         started: (server) => cleanups.push(() => server.close()),
@@ -202,6 +233,8 @@ describeNeeding(osSandboxPrograms, "git over an agent-written checkout never run
       const outcome = run.view.state === "succeeded" ? run.view.result : run.view.error?.evidence;
       const named = new Set(((outcome?.refusedGitConfig ?? []) as { key: string }[]).map((entry) => entry.key));
       for (const key of placement.named) expect(named, `${key} in ${JSON.stringify(run.view)}`).toContain(key);
+      // The server's own overrides (command-line scope) are never taken for the agent's.
+      expect(JSON.stringify(outcome?.refusedGitConfig ?? [])).not.toContain("command line");
       expect(JSON.stringify(run.view)).not.toContain(testToken);
       // Whatever was pushed was made in the sandbox: the remote holds no marker output.
       const branches = await git(["--git-dir", run.bare, "branch", "--list", "castellan/*"], temp.path);

@@ -47,8 +47,9 @@ export interface RefusedGitConfig {
 /**
  * The program-naming entries of one repository's `git config --list --show-scope --show-origin
  * --includes -z` output (records of `scope NUL origin NUL key LF value NUL`). Entries of the
- * `system` scope are the host's own and left out; every other scope (local, worktree, and the
- * global config of a home the sandbox can write) is the agent's to choose. Values are never
+ * `system` scope are the host's own and those of the `command` scope are the caller's own
+ * overrides, both left out; every other scope (local, worktree, and the global config of a home
+ * the sandbox can write) is the agent's to choose. Values are never
  * returned: they may hold a credential.
  */
 export function findProgramConfig(listing: string, repository: string): RefusedGitConfig[] {
@@ -61,7 +62,7 @@ export function findProgramConfig(listing: string, repository: string): RefusedG
     const entry = fields[at + 2] ?? "";
     const newline = entry.indexOf("\n");
     const key = newline === -1 ? entry : entry.slice(0, newline);
-    if (scope === "system" || !isProgramConfigKey(key)) continue;
+    if (scope === "system" || scope === "command" || !isProgramConfigKey(key)) continue;
     const id = `${key}\u0000${origin}`;
     if (seen.has(id)) continue;
     seen.add(id);
