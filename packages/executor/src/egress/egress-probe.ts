@@ -1,5 +1,5 @@
+import { shellArgument as shellQuote } from "@castellan/node-runner";
 import type { ProbeRunner } from "../inventory/environment-inventory.js";
-import { shellQuote } from "../inventory/shell-quote.js";
 import { type EgressTarget, parseEgressTarget } from "./egress-target.js";
 
 /**

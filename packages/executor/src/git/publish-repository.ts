@@ -74,7 +74,13 @@ export class PublishRepository {
    * fetches it; the sha answered is what the fetched ref holds, not what the sandbox said.
    */
   async receive(checkout: CheckoutGit, call: CheckoutGitCallOptions = {}): Promise<string | undefined> {
-    const claimed = (await checkout.run(["rev-parse", "--verify", "--quiet", "HEAD"], call).catch(() => "")).trim();
+    // Exit 1 is a checkout with no commit yet; any other failure is the sandbox's or git's, and reported.
+    const claimed = (
+      await checkout.run(["rev-parse", "--verify", "--quiet", "HEAD"], call).catch((error: unknown) => {
+        if (error instanceof GitCommandError && error.exitCode === 1) return "";
+        throw error;
+      })
+    ).trim();
     if (claimed === "") return undefined;
     if (!sha.test(claimed)) throw new GitCommandError("The checkout's HEAD is not a commit id.", null);
     if (await this.has(claimed, call.signal)) return claimed;

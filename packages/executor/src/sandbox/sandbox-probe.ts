@@ -1,7 +1,10 @@
 import { accessSync, constants, statSync } from "node:fs";
-import { SandboxUnavailableError, SandboxWorkerMissingError } from "@castellan/node-runner";
+import {
+  SandboxUnavailableError,
+  SandboxWorkerMissingError,
+  shellArgument as shellQuote,
+} from "@castellan/node-runner";
 import type { ProbeRunner } from "../inventory/environment-inventory.js";
-import { shellQuote } from "../inventory/shell-quote.js";
 
 /**
  * What a sandbox check decided. `usable`: the probe binary ran sandboxed and exited 0.
