@@ -467,8 +467,12 @@ describeNeeding(osSandboxPrograms, "the dependency install through a job", () =>
     expect(install.outputTail).toContain("waiting");
     expect(install.outputTail).toContain("(timed out after 20000 ms)");
     // The install's process group was ended with it.
-    const processes = await runProgram("ps", ["-eo", "args"], { cwd: temp.path, env: { PATH: "/usr/bin:/bin" } });
-    expect(processes.stdout.split("\n").map((line) => line.trim())).not.toContain("sleep 120");
+    const processes = await runProgram("ps", ["-eo", "pid=,ppid=,pgid=,stat=,lstart=,args="], {
+      cwd: temp.path,
+      env: { PATH: "/usr/bin:/bin" },
+    });
+    const left = processes.stdout.split("\n").filter((line) => line.trim().endsWith(" sleep 120"));
+    expect(left, `${processes.stdout}\n${JSON.stringify(run.view.result.install)}`).toEqual([]);
     const system = (run.requests[0] as ModelRequest).system;
     expect(system).toContain("was stopped at its time limit (exit code 124)");
     expect(system).toContain("Dependencies may be missing");

@@ -74,14 +74,20 @@ class Gate {
   }
 }
 
-/** Waits for a gate to be reached, within a generous bound. */
-async function reached(gate: Gate, what: string): Promise<void> {
+/**
+ * Waits for a gate to be reached, within a generous bound; a timeout says what the job was doing
+ * (its view and the server's last log lines), since a gate that never comes has no other trace.
+ */
+async function reached(gate: Gate, what: string, job?: { explain(): Promise<string> }): Promise<void> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
     await Promise.race([
       gate.reached,
       new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`Timed out waiting for ${what}.`)), 90_000);
+        timer = setTimeout(async () => {
+          const detail = job ? await job.explain().catch((error: unknown) => String(error)) : "";
+          reject(new Error(`Timed out waiting for ${what}.${detail ? ` ${detail}` : ""}`));
+        }, 90_000);
       }),
     ]);
   } finally {
@@ -420,6 +426,14 @@ describeNeeding(osSandboxPrograms, "checkpointed, lease-guarded pushes of a job"
       port: started.port,
       logged: started.logged,
       view: async () => (await send(started.port, "GET", `/jobs/${jobId}`)).json,
+      /** The job's view, the server's last log lines and the gits it ran, for a timeout's message. */
+      explain: async () =>
+        JSON.stringify({
+          view: (await send(started.port, "GET", `/jobs/${jobId}`)).json,
+          log: started.logged.slice(-30),
+          gits: spawned.slice(-10).map((args) => verbOf(args)),
+          modelCalls: requests.length,
+        }),
       settled: () => settled(started.port, jobId),
       remoteTip: () => tipOf(bare, `refs/heads/${branch}`),
       /** The pushes that reached the remote: its receive-pack POSTs. */
@@ -436,7 +450,7 @@ describeNeeding(osSandboxPrograms, "checkpointed, lease-guarded pushes of a job"
   it("checkpoints a commit while the pass runs, and pushes nothing on ticks whose tip is published", async () => {
     const held = new Gate();
     const job = await startJob("job-tick", [commitFile("one"), held, { text: "Done." }]);
-    await reached(held, "the agent's commit");
+    await reached(held, "the agent's commit", job);
     const tip = await waitFor("the checkpoint", () => job.remoteTip());
     expect(await subjectOf(job.bare, tip)).toBe("one");
     expect(await job.view()).toMatchObject({ state: "running", phase: "agent" });
@@ -474,12 +488,12 @@ describeNeeding(osSandboxPrograms, "checkpointed, lease-guarded pushes of a job"
       { text: "Done." },
     ]);
     base = job.base;
-    await reached(afterCommit, "the agent's commit");
+    await reached(afterCommit, "the agent's commit", job);
     const one = await waitFor("the first checkpoint", () => job.remoteTip());
     expect(await subjectOf(job.bare, one)).toBe("one");
     afterCommit.release();
 
-    await reached(afterAmend, "the agent's amend");
+    await reached(afterAmend, "the agent's amend", job);
     const amended = await waitFor("the amend's checkpoint", async () => {
       const tip = await job.remoteTip();
       return tip !== one && tip;
@@ -492,7 +506,7 @@ describeNeeding(osSandboxPrograms, "checkpointed, lease-guarded pushes of a job"
     expect(listing).not.toContain(`refs/remotes/origin/${job.branch}`);
     afterAmend.release();
 
-    await reached(afterReset, "the agent's reset");
+    await reached(afterReset, "the agent's reset", job);
     // (A tick may catch HEAD between the reset and the commit and publish the base on the lease
     // first: the pass's own rewrite as well.)
     const other = await waitFor("the reset's checkpoint", async () => {
@@ -536,7 +550,7 @@ describeNeeding(osSandboxPrograms, "checkpointed, lease-guarded pushes of a job"
       never,
       { text: "Not reached." },
     ]);
-    await reached(afterCommit, "the agent's commit");
+    await reached(afterCommit, "the agent's commit", job);
     const one = await waitFor("the first checkpoint", () => job.remoteTip());
 
     const writer = join(temp.path, "writer");
@@ -583,12 +597,12 @@ describeNeeding(osSandboxPrograms, "checkpointed, lease-guarded pushes of a job"
         { body: { validationChecks } },
       );
       base = job.base;
-      await reached(afterCommit, "the agent's commit");
+      await reached(afterCommit, "the agent's commit", job);
       const one = await waitFor("the first checkpoint", () => job.remoteTip());
       afterCommit.release();
       let published = one;
       if (pushedFirst) {
-        await reached(inRepair, "the repair pass's commit");
+        await reached(inRepair, "the repair pass's commit", job);
         published = await waitFor("the repair pass's checkpoint", async () => {
           const tip = await job.remoteTip();
           return tip !== one && tip;
@@ -623,8 +637,8 @@ describeNeeding(osSandboxPrograms, "checkpointed, lease-guarded pushes of a job"
       },
     });
     cleanups.push(() => pushHeld.release());
-    await reached(afterCommit, "the agent's commit");
-    await reached(pushHeld, "the checkpoint's push");
+    await reached(afterCommit, "the agent's commit", job);
+    await reached(pushHeld, "the checkpoint's push", job);
     afterCommit.release();
     // The pass ends (commit two) and the final push is asked for while the checkpoint still runs.
     await waitFor("the push phase", async () => (await job.view()).phase === "push");
@@ -646,7 +660,7 @@ describeNeeding(osSandboxPrograms, "checkpointed, lease-guarded pushes of a job"
     const job = await startJob("job-cancelled", [commitFile("one"), afterCommit, { text: "Not reached." }], {
       server: { checkpointIntervalMs: 600_000 },
     });
-    await reached(afterCommit, "the agent's commit");
+    await reached(afterCommit, "the agent's commit", job);
     expect(job.receivePacks()).toBe(0);
     const cancel = await send(job.port, "POST", "/jobs/job-cancelled/cancel");
     expect(cancel.status).toBe(202);
@@ -679,7 +693,7 @@ describeNeeding(osSandboxPrograms, "checkpointed, lease-guarded pushes of a job"
         // Its own data directory, kept after the close (the server's temporary one goes with it).
         { server: { checkpointIntervalMs: 600_000, dataDirectory: join(temp.path, `data-${how.length}`) } },
       );
-      await reached(afterWrite, "the agent's uncommitted work");
+      await reached(afterWrite, "the agent's uncommitted work", job);
       let record: any;
       if (how === "cancelled") {
         expect((await send(job.port, "POST", `/jobs/${job.jobId}/cancel`)).status).toBe(202);

@@ -1,6 +1,11 @@
 import { appendFile, mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { neutralizeFiltersPrelude, sandboxedGitCommandLine, shellArgument } from "@castellan/node-runner";
+import {
+  createProtectedPlaceholders,
+  neutralizeFiltersPrelude,
+  sandboxedGitCommandLine,
+  shellArgument,
+} from "@castellan/node-runner";
 import type { CheckoutGit } from "../git/checkout-git.js";
 import { type GitContext, runGit } from "../git/git.js";
 import type { PublishRepository } from "../git/publish-repository.js";
@@ -10,7 +15,8 @@ import { JobFailure } from "./job-failure.js";
 /**
  * A bootstrap job's starting tree: the reference architecture cloned (shallow, its branch, with
  * its own token in the clone's environment only), or an empty repository. Either way a git
- * repository with the server's identity and exclusions, so the agent's tools and the no-edit
+ * repository with the server's identity and exclusions and the protected entries' placeholders
+ * (see prepareCheckout), so the agent's tools and the no-edit
  * probe see a tree. Resolves with the commit the pass starts from (none for an empty start).
  */
 export async function prepareBootstrapCheckout(options: {
@@ -46,6 +52,7 @@ export async function prepareBootstrapCheckout(options: {
   await runGit(["config", "user.email", options.author.email], checkout, git);
   await mkdir(join(checkout, ".git", "info"), { recursive: true });
   await appendFile(join(checkout, ".git", "info", "exclude"), serverExclusions());
+  await createProtectedPlaceholders(checkout);
   const head = await runGit(["rev-parse", "--verify", "--quiet", "HEAD"], checkout, git).then(
     (sha) => sha.trim(),
     () => undefined,

@@ -1,6 +1,6 @@
 import { appendFile, mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { workspaceProtectedRootEntries } from "@castellan/node-runner";
+import { createProtectedPlaceholders, workspaceProtectedRootEntries } from "@castellan/node-runner";
 import { type GitContext, runGit } from "../git/git.js";
 
 /** The commit identity the server sets in each checkout. */
@@ -51,8 +51,12 @@ export interface PreparedCheckout {
  * Clones the job's repository into `checkout`: shallow and single-branch. A resumed run whose
  * work branch is on the remote clones that branch (and fetches the base commit, for the proof's
  * pre tree); otherwise the base branch, with the work branch made from it. Then the server's
- * commit identity and the exclusions of the sentinels and the context directory. `auth` is the
- * network commands' environment (the token's header); the other commands never get it.
+ * commit identity and the exclusions of the sentinels and the context directory. Last, before
+ * any Session opens on it, the protected entries the checkout lacks are made as empty
+ * placeholders (`createProtectedPlaceholders`): the agent's Session and the server's own git
+ * Session run sandboxes on this root at once, and neither may then remove a mount point the
+ * other's bubblewrap binds. `auth` is the network commands' environment (the token's header);
+ * the other commands never get it.
  */
 export async function prepareCheckout(options: {
   readonly url: string;
@@ -100,5 +104,6 @@ export async function prepareCheckout(options: {
   await runGit(["config", "user.email", options.author.email], checkout, git);
   await mkdir(join(checkout, ".git", "info"), { recursive: true });
   await appendFile(join(checkout, ".git", "info", "exclude"), serverExclusions());
+  await createProtectedPlaceholders(checkout);
   return { baseSha, startSha, onExistingBranch };
 }

@@ -9,6 +9,7 @@ export type {
   WorkspacePublisher,
   WorkspacePublishRequest,
 } from "./options.js";
+export { createProtectedPlaceholders } from "./placeholders.js";
 export {
   defaultHomeReadPaths,
   deniedHomeEntries,
