@@ -46,13 +46,11 @@ async function overlap(root: string): Promise<{ readonly output: string; readonl
   const first = await sandboxedSession(root);
   const second = await sandboxedSession(root);
   const held = runSessionCommand(first, {
-    command: "while [ ! -e release-first ]; do sleep 0.02; done",
+    command: "touch first-started; while [ ! -e release-first ]; do sleep 0.02; done",
     timeoutMs: 60_000,
   });
-  await waitFor(
-    "the first sandbox's mount point",
-    () => existsSync(join(root, "release-first")) || existsSync(join(root, ".castellan")),
-  );
+  // Its bubblewrap has mounted over the absent `.castellan/` by the time the command runs.
+  await waitFor("the first sandbox's command", () => existsSync(join(root, "first-started")));
   const writer = runSessionCommand(second, {
     command: [
       "touch started",
