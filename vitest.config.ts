@@ -9,6 +9,7 @@ export default defineConfig({
       "bench/**/*.test.ts",
       "test-support/**/*.test.ts",
       "scripts/test/*.test.ts",
+      "architecture/*.test.ts",
     ],
     // scripts/test/fixtures/ holds test files meant to fail; the reporter's test runs them in a vitest of their own.
     exclude: ["**/node_modules/**", "**/dist/**", "scripts/test/fixtures/**"],

@@ -2,8 +2,11 @@
 // through nextOffset, and Debian's ripgrep with the flags that give the same file set.
 import { spawn } from "node:child_process";
 import { pathToFileURL } from "node:url";
-import { bindWorkspaceRoot } from "../../../packages/node-runner/dist/workspace/paths/root.js";
-import { type SearchEngine, searchWorkspace } from "../../../packages/node-runner/dist/workspace/search/index.js";
+import {
+  type SearchEngine,
+  searchWorkspace,
+} from "../../../packages/node-runner/dist/capabilities/workspace/search/index.js";
+import { bindWorkspaceRoot } from "../../../packages/node-runner/dist/platform/paths/root.js";
 
 /** What one searcher found for one query: `path:line` of every hit, and how long it took. */
 export interface Found {

@@ -1,6 +1,6 @@
 // The bench's literal section: each query through the engine (paged to the end) and through
 // rg, side by side over one corpus, checking both found the same (path, line) set.
-import type { SearchEngine } from "../../../packages/node-runner/dist/workspace/search/index.js";
+import type { SearchEngine } from "../../../packages/node-runner/dist/capabilities/workspace/search/index.js";
 import { median } from "../stats.ts";
 import { type Found, searchWithEngine, searchWithRipgrep } from "./engines.ts";
 

@@ -67,7 +67,9 @@ describe("the packed session example", () => {
     ]);
     for (const [specifier, functions] of Object.entries(found)) expect(functions, specifier).toBeGreaterThan(0);
     // The tarball ships the compiled sandbox worker at its fixed entry: no build step for consumers.
-    expect(existsSync(join(consumer, "node_modules/@castellan/node-runner/dist/sandbox-worker/worker.js"))).toBe(true);
+    expect(
+      existsSync(join(consumer, "node_modules/@castellan/node-runner/dist/platform/sandbox-worker/worker.js")),
+    ).toBe(true);
   });
 
   it("typechecks against the packed type declarations", async () => {

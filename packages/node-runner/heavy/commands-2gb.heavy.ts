@@ -9,7 +9,7 @@ import { defineAgent } from "@castellan/harness";
 import { scriptedModel } from "@castellan/models/testing";
 import { describe, expect, it } from "vitest";
 import { itNeeding, osSandboxPrograms } from "../../../test-support/system-programs.ts";
-import type { CommandSessionReport } from "../src/commands/session/index.js";
+import type { CommandSessionReport } from "../src/capabilities/commands/session/index.js";
 import { createNodeRunner, workspace } from "../src/index.js";
 import { drain, tempDirPerTest, textOf } from "../test/support/index.ts";
 

@@ -9,15 +9,29 @@ export type {
   SandboxLease,
   SandboxOpenOptions,
 } from "@castellan/harness";
-export * from "./browser/index.js";
+export * from "./capabilities/browser/index.js";
+export * from "./capabilities/children/index.js";
+export * from "./capabilities/commands/index.js";
+export * from "./capabilities/goals/index.js";
 export {
   InstructionsFileError,
   type InstructionsFileErrorCode,
   type InstructionsFileOptions,
   instructionsFile,
-} from "./capabilities/instructions-file.js";
-export * from "./children/index.js";
-export * from "./commands/index.js";
+} from "./capabilities/instructions-file/instructions-file.js";
+export * from "./capabilities/mcp/index.js";
+export * from "./capabilities/skills/index.js";
+export * from "./capabilities/tasks/index.js";
+export * from "./capabilities/untrusted-git/index.js";
+export * from "./capabilities/workspace/index.js";
+export {
+  TerminalApprovalError,
+  type TerminalApprovalOptions,
+  type TerminalApprovalPlugin,
+  terminalApproval,
+} from "./kernel/approval/terminal-approval.js";
+export type { HarnessContextBudget, RunLimits } from "./kernel/context/session-context.js";
+export { BudgetExceededError, type UsageBudget } from "./kernel/context/usage-budget.js";
 export {
   AbortedError,
   InputDuplicateError,
@@ -35,19 +49,11 @@ export {
   SessionStateError,
   ToolBindingError,
   ToolExecutionHostError,
-} from "./errors.js";
-export * from "./goals/index.js";
-export { unrecordedOutcome } from "./history/session-history.js";
-export type { StateWrite } from "./history/state-fold.js";
-export type { UsageEntry, UsageReport, UsageTotals } from "./history/usage-ledger.js";
-export * from "./mcp/index.js";
-export { type PermissionOutcome, presetDecision } from "./permissions/decide.js";
-export {
-  TerminalApprovalError,
-  type TerminalApprovalOptions,
-  type TerminalApprovalPlugin,
-  terminalApproval,
-} from "./permissions/terminal-approval.js";
+} from "./kernel/errors/errors.js";
+export { unrecordedOutcome } from "./kernel/history/session-history.js";
+export type { StateWrite } from "./kernel/history/state-fold.js";
+export type { UsageEntry, UsageReport, UsageTotals } from "./kernel/history/usage-ledger.js";
+export { type PermissionOutcome, presetDecision } from "./kernel/permissions/decide.js";
 export type {
   ParentToolCall,
   PermissionPreset,
@@ -58,7 +64,7 @@ export type {
   ToolPermissionDecision,
   ToolPermissionHook,
   ToolPermissionRequest,
-} from "./permissions/types.js";
+} from "./kernel/permissions/types.js";
 export type {
   BeforeModelHook,
   ModelResolutionRequest,
@@ -77,21 +83,20 @@ export type {
   StateChangedHook,
   TurnInfo,
   TurnStartHook,
-} from "./plugins/types.js";
-export type { BuiltinPromptOverrides } from "./prompts/builtin-prompts.js";
-export { StateError, StateKeyReservedError } from "./run/batch-state.js";
-export { BeforeModelHookError } from "./run/before-model.js";
-export { CompactionError, type CompactionOutcome } from "./run/compaction.js";
-export { MaxTurnsError } from "./run/execute-run.js";
-export type { JoinOptions, Run } from "./run/run.js";
-export { BudgetExceededError, type UsageBudget } from "./run/usage-budget.js";
+} from "./kernel/plugins/types.js";
+export type { BuiltinPromptOverrides } from "./kernel/prompts/builtin-prompts.js";
+export { StateError, StateKeyReservedError } from "./kernel/run/batch-state.js";
+export { BeforeModelHookError } from "./kernel/run/before-model.js";
+export { CompactionError, type CompactionOutcome } from "./kernel/run/compaction.js";
+export { MaxTurnsError } from "./kernel/run/execute-run.js";
+export type { JoinOptions, Run } from "./kernel/run/run.js";
 export {
   type CreateSessionOptions,
   createNodeRunner,
   type NodeRunner,
   type NodeRunnerOptions,
-} from "./runner/create-node-runner.js";
-export { SandboxWorkerMissingError, SandboxWorkerStoppedError } from "./sandbox-worker/errors.js";
+} from "./kernel/runner/create-node-runner.js";
+export { type OpenSessionOptions, openSession } from "./kernel/runner/open-session.js";
 export type {
   InspectedCompaction,
   InspectedDeclaration,
@@ -103,13 +108,8 @@ export type {
   ProjectionChanges,
   SectionPlacement,
   SessionInspection,
-} from "./session/inspection.js";
-export type { InterruptedRun, PendingApproval, UnsettledCall } from "./session/interruption.js";
-export { type OpenSessionOptions, openSession } from "./session/open-session.js";
-export type { RunInput, RunOptions, Session } from "./session/session.js";
-export type { HarnessContextBudget, RunLimits } from "./session/session-context.js";
-export * from "./skills/index.js";
-export * from "./store/index.js";
-export * from "./tasks/index.js";
-export * from "./untrusted-git/index.js";
-export * from "./workspace/index.js";
+} from "./kernel/session/inspection.js";
+export type { InterruptedRun, PendingApproval, UnsettledCall } from "./kernel/session/interruption.js";
+export type { RunInput, RunOptions, Session } from "./kernel/session/session.js";
+export * from "./kernel/store/index.js";
+export { SandboxWorkerMissingError, SandboxWorkerStoppedError } from "./platform/sandbox-worker/errors.js";

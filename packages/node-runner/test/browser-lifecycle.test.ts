@@ -6,8 +6,8 @@ import { pathToFileURL } from "node:url";
 import { defineAgent, hostTool, type ModelRequest } from "@castellan/harness";
 import { scriptedModel } from "@castellan/models/testing";
 import { describe, expect, it } from "vitest";
-import { createBrowserSessionToolsWith } from "../src/browser/browser-session-tools.js";
-import { nodeCaptureFiles } from "../src/browser/capture-file.js";
+import { createBrowserSessionToolsWith } from "../src/capabilities/browser/browser-session-tools.js";
+import { nodeCaptureFiles } from "../src/capabilities/browser/capture-file.js";
 import {
   createBrowserSessionPlugin,
   createBrowserSessionTools,

@@ -1,8 +1,8 @@
 // The byte arithmetic of observations, on seeded random texts: every block within its budget,
 // never splitting a UTF-8 character, and the pages reading the whole bounded text in order.
 import { describe, expect, it } from "vitest";
-import { maxPageBytes, observationPage } from "../src/browser/observation-pages.js";
-import { boundObservation, storeObservation } from "../src/browser/observation-store.js";
+import { maxPageBytes, observationPage } from "../src/capabilities/browser/observation-pages.js";
+import { boundObservation, storeObservation } from "../src/capabilities/browser/observation-store.js";
 import { mulberry32 } from "./support/index.ts";
 
 const alphabet = ["a", "b", " ", "é", "😀", "中", "\n", "[ref=e1]"];

@@ -7,11 +7,11 @@ import { pathToFileURL } from "node:url";
 import { defineAgent, hostTool } from "@castellan/harness";
 import { scriptedModel } from "@castellan/models/testing";
 import { describe, expect, it } from "vitest";
-import { resolveCommandSessionOptions } from "../src/commands/session/options.js";
-import { applyCommandSession } from "../src/commands/session/plugin.js";
-import { CommandSessionRuntime } from "../src/commands/session/runtime.js";
-import type { CommandSpawnLayer } from "../src/commands/supervisor/index.js";
+import { resolveCommandSessionOptions } from "../src/capabilities/commands/session/options.js";
+import { applyCommandSession } from "../src/capabilities/commands/session/plugin.js";
+import { CommandSessionRuntime } from "../src/capabilities/commands/session/runtime.js";
 import { createNodeRunner } from "../src/index.js";
+import type { CommandSpawnLayer } from "../src/platform/process/index.js";
 import { cleanupAfterEach, drain, tempDirPerTest, textOf } from "./support/index.ts";
 
 const temp = tempDirPerTest("castellan-host-failure-");

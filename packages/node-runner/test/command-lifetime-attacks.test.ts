@@ -7,7 +7,7 @@
 // bubblewrap init reparented to init with its tree, and the case finds it. Real bubblewrap.
 import { afterEach, expect, it } from "vitest";
 import { describeNeeding, osSandboxPrograms } from "../../../test-support/system-programs.ts";
-import { setNamespaceInitKillForTesting } from "../src/commands/supervisor/namespace-init.js";
+import { setNamespaceInitKillForTesting } from "../src/platform/process/namespace-init.js";
 import { closeSweep } from "./support/close-sweep.ts";
 
 const delaysMs = Array.from({ length: 21 }, (_, index) => index * 5);

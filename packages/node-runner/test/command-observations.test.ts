@@ -13,7 +13,7 @@ import type {
   CommandSessionOptions,
   CommandSessionReport,
   CommandTerminalUpdate,
-} from "../src/commands/session/index.js";
+} from "../src/capabilities/commands/session/index.js";
 import { createFileSessionStore, type NodeRunnerPlugin } from "../src/index.js";
 import { killRemaining, startFixture } from "./fixtures/child.ts";
 import { processesWithMarker, uniqueMarker } from "./fixtures/command-processes.ts";

@@ -13,7 +13,7 @@ import {
   type CommandSessionReport,
   type CommandTerminalUpdate,
   createCommandSessionPlugin,
-} from "../src/commands/session/index.js";
+} from "../src/capabilities/commands/session/index.js";
 import type { NodeRunnerPlugin, PermissionPreset, ToolApprovalRequest } from "../src/index.js";
 import { processesWithMarker, stillRunning, uniqueMarker } from "./fixtures/command-processes.ts";
 import {

@@ -8,12 +8,12 @@ import { describe, expect, it } from "vitest";
 
 const source = fileURLToPath(new URL("../src/", import.meta.url));
 const modules = [
-  "commands/supervisor",
-  "commands/sandbox",
-  "commands/session",
-  "commands/host",
-  "sandbox-worker",
-  "workspace/capability",
+  "platform/process",
+  "platform/sandbox",
+  "platform/sandbox-worker",
+  "capabilities/commands/session",
+  "capabilities/commands/host",
+  "capabilities/workspace/capability",
 ];
 
 async function sourceFiles(directory: string): Promise<string[]> {

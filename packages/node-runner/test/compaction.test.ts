@@ -19,7 +19,7 @@ import {
   type NodeRunnerPlugin,
   type SessionStore,
 } from "../src/index.js";
-import { keptMessageCount } from "../src/run/compaction.js";
+import { keptMessageCount } from "../src/kernel/run/compaction.js";
 import { collect, fileRecords, latch, openOnOwnRunner, storePlugin, tempDirPerTest, textOf } from "./support/index.ts";
 
 // Each page is ~400 estimated tokens. With a 2,000-token window, 200 reserved and the default

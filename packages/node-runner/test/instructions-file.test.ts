@@ -9,7 +9,7 @@ import { type BindingKind, defineAgent, defineCapability, resource } from "@cast
 import { projectAgent } from "@castellan/harness/testing";
 import { scriptedModel } from "@castellan/models/testing";
 import { describe, expect, it } from "vitest";
-import { InstructionsFileError, instructionsFile } from "../src/capabilities/instructions-file.js";
+import { InstructionsFileError, instructionsFile } from "../src/capabilities/instructions-file/instructions-file.js";
 import { createFileSessionStore, openSession, type Session } from "../src/index.js";
 import { cleanupAfterEach, rejection as rejectionOf, tempDirPerTest } from "./support/index.ts";
 

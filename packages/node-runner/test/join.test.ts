@@ -2,7 +2,7 @@ import { type Agent, defineAgent, defineTool } from "@castellan/harness";
 import { type ScriptedStepSource, scriptedModel } from "@castellan/models/testing";
 import { describe, expect, it } from "vitest";
 import { createFileSessionStore, openSession, type Run, type Session } from "../src/index.js";
-import type { SessionRecord } from "../src/store/records.js";
+import type { SessionRecord } from "../src/kernel/store/records.js";
 import { collect, fileRecords, latch, tempDirPerTest, textOf } from "./support/index.ts";
 
 const temp = tempDirPerTest("castellan-join-");

@@ -4,8 +4,8 @@
 import { defineAgent, type JsonValue, type RunEvent } from "@castellan/harness";
 import { type ScriptedStepSource, scriptedModel } from "@castellan/models/testing";
 import { describe, expect, it } from "vitest";
+import { LineReader, maxMessageBytes } from "../src/capabilities/mcp/line-reader.js";
 import { createNodeRunner, type McpOptions, mcp } from "../src/index.js";
-import { LineReader, maxMessageBytes } from "../src/mcp/line-reader.js";
 import { cleanupAfterEach, drain, textOf } from "./support/index.ts";
 import { floodServerEntry } from "./support/mcp.ts";
 

@@ -19,7 +19,7 @@ import {
   ToolBindingError,
   type TurnInfo,
 } from "../src/index.js";
-import type { SessionStore } from "../src/store/types.js";
+import type { SessionStore } from "../src/kernel/store/types.js";
 import { drain, macrotasks, plugin, textOf, toolMessages } from "./support/index.ts";
 
 /** A store stand-in: registration only checks the shape; these tests never open a Session with it. */

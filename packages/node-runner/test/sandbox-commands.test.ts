@@ -19,11 +19,11 @@ import {
   createSandboxRuntimeCommandSessionPlugin,
   type SandboxPolicyConfig,
   type SandboxRuntimeAdapter,
-} from "../src/commands/sandbox/index.js";
-import { sandboxRuntimePackagePath } from "../src/commands/sandbox/runtime-adapter.js";
-import type { CommandSessionReport } from "../src/commands/session/index.js";
+} from "../src/capabilities/commands/index.js";
+import type { CommandSessionReport } from "../src/capabilities/commands/session/index.js";
 import type { EnvironmentPolicy } from "../src/index.js";
 import { createNodeRunner, type NodeRunner } from "../src/index.js";
+import { sandboxRuntimePackagePath } from "../src/platform/sandbox/runtime-adapter.js";
 import { cleanupAfterEach, drain, extraTempDirs, tempDirPerTest, textOf } from "./support/index.ts";
 
 const temp = tempDirPerTest("castellan-sandbox-");

@@ -14,8 +14,8 @@ import { defineAgent, hostTool, type RunEvent } from "@castellan/harness";
 import { scriptedModel } from "@castellan/models/testing";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { describeNeeding, osSandboxPrograms } from "../../../test-support/system-programs.ts";
-import { createSandboxRuntimeCommandSessionPlugin } from "../src/commands/sandbox/index.js";
-import type { CommandSessionReport } from "../src/commands/session/index.js";
+import { createSandboxRuntimeCommandSessionPlugin } from "../src/capabilities/commands/index.js";
+import type { CommandSessionReport } from "../src/capabilities/commands/session/index.js";
 import { createNodeRunner, defaultHomeReadPaths, type WorkspaceOptions, workspace } from "../src/index.js";
 import { cleanupAfterEach, drain, extraTempDirs, textOf } from "./support/index.ts";
 

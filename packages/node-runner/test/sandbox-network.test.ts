@@ -15,10 +15,10 @@ import {
   createSandboxRuntimeCommandSessionPlugin,
   type RequestNetworkAccessResult,
   type SandboxPolicyConfig,
-} from "../src/commands/sandbox/index.js";
-import { checkNetworkAccessInput } from "../src/commands/sandbox/network-access.js";
-import type { CommandSessionReport } from "../src/commands/session/index.js";
+} from "../src/capabilities/commands/index.js";
+import type { CommandSessionReport } from "../src/capabilities/commands/session/index.js";
 import { createNodeRunner, type ToolApprovalRequest } from "../src/index.js";
+import { checkNetworkAccessInput } from "../src/platform/sandbox/network-access.js";
 import { approvalPlugin, cleanupAfterEach, drain, tempDirPerTest, textOf } from "./support/index.ts";
 
 const temp = tempDirPerTest("castellan-sandbox-net-");

@@ -19,7 +19,7 @@ import {
   type ToolApprovalRequest,
   type ToolPermissionRequest,
 } from "../src/index.js";
-import { formatApprovalPrompt } from "../src/permissions/terminal-approval.js";
+import { formatApprovalPrompt } from "../src/kernel/approval/terminal-approval.js";
 import { approvalPlugin, drain, plugin, textOf, toolMessages } from "./support/index.ts";
 
 const schema = {

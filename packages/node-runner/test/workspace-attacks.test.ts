@@ -41,9 +41,9 @@ import { createServer, type Server } from "node:net";
 import { dirname, join, relative } from "node:path";
 import { isToolInputError, type JsonValue, type Tool, type ToolResult } from "@castellan/harness";
 import { describe, expect, it } from "vitest";
-import type { WorkspaceOperations } from "../src/workspace/paths/operations.js";
-import type { WorkspaceLimits } from "../src/workspace/tools/limits.js";
-import { createWorkspaceImageTool } from "../src/workspace/tools/read-workspace-image.js";
+import type { WorkspaceLimits } from "../src/capabilities/workspace/tools/limits.js";
+import { createWorkspaceImageTool } from "../src/capabilities/workspace/tools/read-workspace-image.js";
+import type { WorkspaceOperations } from "../src/platform/paths/operations.js";
 import type { BeforeCall, OperationLog } from "./support/index.ts";
 import {
   addFile,

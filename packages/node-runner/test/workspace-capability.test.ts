@@ -11,7 +11,7 @@ import { promisify } from "node:util";
 import { buildProgram, defineAgent, type JsonObject, type ModelRequest, type RunEvent } from "@castellan/harness";
 import { type ScriptedStep, type ScriptedStepSource, scriptedModel } from "@castellan/models/testing";
 import { describe, expect, it } from "vitest";
-import type { CommandSessionReport } from "../src/commands/session/index.js";
+import type { CommandSessionReport } from "../src/capabilities/commands/session/index.js";
 import {
   createNodeRunner,
   type NodeRunnerOptions,

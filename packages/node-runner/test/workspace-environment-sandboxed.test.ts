@@ -12,7 +12,12 @@ import { defineAgent } from "@castellan/harness";
 import { scriptedModel } from "@castellan/models/testing";
 import { describe, expect, it } from "vitest";
 import { describeNeeding, osSandboxPrograms } from "../../../test-support/system-programs.ts";
-import { commandContainmentOf } from "../src/commands/host/command-containment.js";
+import { commandContainmentOf } from "../src/capabilities/commands/host/command-containment.js";
+import { filterOverrideVariables } from "../src/capabilities/untrusted-git/safety.js";
+import type { ProbeGit } from "../src/capabilities/workspace/environment/git-runners.js";
+import { createWorkspaceEnvironmentPlugin } from "../src/capabilities/workspace/environment/index.js";
+import { resolveEnvironmentOptions } from "../src/capabilities/workspace/environment/options.js";
+import { probeResolved } from "../src/capabilities/workspace/environment/probe.js";
 import {
   createNodeRunner,
   type NodeRunnerPlugin,
@@ -21,11 +26,6 @@ import {
   type WorkspaceOptions,
   workspace,
 } from "../src/index.js";
-import { filterOverrideVariables } from "../src/untrusted-git/safety.js";
-import type { ProbeGit } from "../src/workspace/environment/git-runners.js";
-import { createWorkspaceEnvironmentPlugin } from "../src/workspace/environment/index.js";
-import { resolveEnvironmentOptions } from "../src/workspace/environment/options.js";
-import { probeResolved } from "../src/workspace/environment/probe.js";
 import { cleanupAfterEach, drain, extraTempDirs, tempDirPerTest } from "./support/index.ts";
 
 const temp = tempDirPerTest("castellan-environment-os-");

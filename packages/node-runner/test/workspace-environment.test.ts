@@ -16,12 +16,12 @@ import { pathToFileURL } from "node:url";
 import { defineAgent, defineCapability, defineTool, type ModelRequest } from "@castellan/harness";
 import { scriptedModel } from "@castellan/models/testing";
 import { describe, expect, it } from "vitest";
-import { createNodeRunner } from "../src/index.js";
 import {
   createWorkspaceEnvironmentPlugin,
   probeWorkspaceEnvironment,
   type WorkspaceEnvironment,
-} from "../src/workspace/environment/index.js";
+} from "../src/capabilities/workspace/environment/index.js";
+import { createNodeRunner } from "../src/index.js";
 import { cleanupAfterEach, drain, tempDirPerTest } from "./support/index.ts";
 
 // Real git repositories in temporary directories. The set-up commands below never read the

@@ -3,7 +3,7 @@
 import { symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createWorkspaceImageTool } from "../src/workspace/tools/read-workspace-image.js";
+import { createWorkspaceImageTool } from "../src/capabilities/workspace/tools/read-workspace-image.js";
 import { callTool, tempDirPerTest, workspaceLayout } from "./support/index.ts";
 
 const temp = tempDirPerTest("castellan-image-");

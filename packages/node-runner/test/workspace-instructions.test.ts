@@ -6,12 +6,12 @@ import { join } from "node:path";
 import { defineAgent, type RunEvent } from "@castellan/harness";
 import { scriptedModel } from "@castellan/models/testing";
 import { describe, expect, it } from "vitest";
-import { createFileSessionStore, createNodeRunner, type ToolApprovalRequest } from "../src/index.js";
 import {
   createWorkspaceInstructionsPlugin,
   guidanceTracker,
   type WorkspaceInstructionsReceipt,
-} from "../src/workspace/instructions/instructions-plugin.js";
+} from "../src/capabilities/workspace/instructions/instructions-plugin.js";
+import { createFileSessionStore, createNodeRunner, type ToolApprovalRequest } from "../src/index.js";
 import {
   approvalPlugin,
   drain,

@@ -96,7 +96,7 @@ describe("list_workspace", () => {
     await symlink(evil, join(root, "out"));
     const first = (await list({ path: "a" })).json();
     expect(first.truncated).toBe(false);
-    const { encodeCursor } = await import("../src/workspace/tools/cursor.js");
+    const { encodeCursor } = await import("../src/capabilities/workspace/tools/cursor.js");
     const forA = encodeCursor("list", { path: "a", recursive: false }, { after: "a/1.txt" });
     expect((await list({ path: "b", offset: forA })).text).toMatch(/^offset_invalid:/);
     expect((await list({ offset: "garbage" })).text).toMatch(/^offset_invalid:/);

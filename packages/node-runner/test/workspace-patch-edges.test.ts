@@ -15,13 +15,13 @@ import {
 } from "@castellan/harness";
 import { scriptedModel } from "@castellan/models/testing";
 import { describe, expect, it } from "vitest";
+import { createWorkspaceInstructionsPlugin } from "../src/capabilities/workspace/instructions/instructions-plugin.js";
 import {
   createFileSessionStore,
   createNodeRunner,
   type NodeRunnerPlugin,
   type ToolApprovalRequest,
 } from "../src/index.js";
-import { createWorkspaceInstructionsPlugin } from "../src/workspace/instructions/instructions-plugin.js";
 import {
   addFile,
   approvalPlugin,

@@ -16,16 +16,16 @@ import { defineAgent, type JsonObject, type RunEvent } from "@castellan/harness"
 import { scriptedModel } from "@castellan/models/testing";
 import { describe, expect, it } from "vitest";
 import { describeNeeding, osSandboxPrograms } from "../../../test-support/system-programs.ts";
-import { resolveSandboxPolicy } from "../src/commands/sandbox/config.js";
+import { workspaceSandboxPolicy } from "../src/capabilities/workspace/capability/policy.js";
 import { createNodeRunner, type WorkspaceOptions, workspace } from "../src/index.js";
-import { workspaceSandboxPolicy } from "../src/workspace/capability/policy.js";
-import { protectedRuleOf } from "../src/workspace/paths/protected-check.js";
+import { protectedRuleOf } from "../src/platform/paths/protected-check.js";
 import {
   castellanStateDirectories,
   gitEntryName,
   repositorySettingEntries,
-} from "../src/workspace/paths/protected-entries.js";
-import { bindWorkspaceRoot } from "../src/workspace/paths/root.js";
+} from "../src/platform/paths/protected-entries.js";
+import { bindWorkspaceRoot } from "../src/platform/paths/root.js";
+import { resolveSandboxPolicy } from "../src/platform/sandbox/config.js";
 import {
   addFile,
   cleanupAfterEach,

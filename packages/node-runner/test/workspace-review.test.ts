@@ -7,9 +7,12 @@ import { join } from "node:path";
 import { defineAgent, type JsonObject, type ModelRequest } from "@castellan/harness";
 import { scriptedModel } from "@castellan/models/testing";
 import { describe, expect, it } from "vitest";
+import { createWorkspaceInstructionsPlugin } from "../src/capabilities/workspace/instructions/instructions-plugin.js";
+import {
+  createWorkspaceReviewTool,
+  type ReviewModel,
+} from "../src/capabilities/workspace/review/review-workspace-files.js";
 import { createNodeRunner } from "../src/index.js";
-import { createWorkspaceInstructionsPlugin } from "../src/workspace/instructions/instructions-plugin.js";
-import { createWorkspaceReviewTool, type ReviewModel } from "../src/workspace/review/review-workspace-files.js";
 import { tempDirPerTest, textOf, toolMessages, workspaceLayout, writeTree } from "./support/index.ts";
 
 const temp = tempDirPerTest("castellan-review-");

@@ -16,7 +16,7 @@ import { defineAgent, type JsonObject, type RunEvent } from "@castellan/harness"
 import { type ScriptedStepSource, scriptedModel } from "@castellan/models/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { describeNeeding, osSandboxPrograms } from "../../../test-support/system-programs.ts";
-import type { CommandSessionReport } from "../src/commands/session/index.js";
+import type { CommandSessionReport } from "../src/capabilities/commands/session/index.js";
 import {
   createNodeRunner,
   type RequestNetworkAccessResult,
@@ -382,7 +382,7 @@ describeNeeding(osSandboxPrograms, "workspace() in the OS sandbox", () => {
       const copy = await extraDir("castellan-ws-install-");
       await cp(join(packageDir, "dist"), join(copy, "node-runner", "dist"), { recursive: true });
       await cp(join(packageDir, "package.json"), join(copy, "node-runner", "package.json"));
-      await rm(join(copy, "node-runner", "dist", "sandbox-worker", "worker.js"));
+      await rm(join(copy, "node-runner", "dist", "platform", "sandbox-worker", "worker.js"));
       await symlink(join(packageDir, "..", "..", "node_modules"), join(copy, "node_modules"));
       const script = `
         import { defineAgent } from "@castellan/harness";
@@ -400,7 +400,7 @@ describeNeeding(osSandboxPrograms, "workspace() in the OS sandbox", () => {
       const answer = JSON.parse(stdout.trim()) as { code: string; message: string };
       expect(answer.code).toBe("sandbox_worker_missing");
       expect(answer.message).toContain("npm run build");
-      expect(answer.message).toContain(join("dist", "sandbox-worker", "worker.js"));
+      expect(answer.message).toContain(join("dist", "platform", "sandbox-worker", "worker.js"));
     },
     slow,
   );

@@ -9,8 +9,8 @@ import {
   nodeWorkspaceOperations,
   type WorkspaceFileHandle,
   type WorkspaceOperations,
-} from "../../src/workspace/paths/operations.js";
-import { bindWorkspaceRoot, type WorkspaceRoot } from "../../src/workspace/paths/root.js";
+} from "../../src/platform/paths/operations.js";
+import { bindWorkspaceRoot, type WorkspaceRoot } from "../../src/platform/paths/root.js";
 
 /** A temporary tree: `root/` (the workspace) beside a sentinel `root-evil/` and an outside file. */
 export interface Sandbox {

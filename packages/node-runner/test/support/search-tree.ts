@@ -3,19 +3,19 @@ import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promis
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
-import {
-  nodeWorkspaceOperations,
-  type WorkspaceFileHandle,
-  type WorkspaceOperations,
-} from "../../src/workspace/paths/operations.js";
-import { bindWorkspaceRoot, type WorkspaceRoot } from "../../src/workspace/paths/root.js";
-import { searchWorkspace } from "../../src/workspace/search/search.js";
+import { searchWorkspace } from "../../src/capabilities/workspace/search/search.js";
 import type {
   SearchHit,
   SearchWorkspaceInput,
   SearchWorkspaceOptions,
   SearchWorkspacePage,
-} from "../../src/workspace/search/types.js";
+} from "../../src/capabilities/workspace/search/types.js";
+import {
+  nodeWorkspaceOperations,
+  type WorkspaceFileHandle,
+  type WorkspaceOperations,
+} from "../../src/platform/paths/operations.js";
+import { bindWorkspaceRoot, type WorkspaceRoot } from "../../src/platform/paths/root.js";
 
 /** One file-system call made through a {@link loggingOperations} wrapper. */
 export interface LoggedCall {

@@ -3,11 +3,11 @@ import {
   createWorkspaceInstructionsPlugin,
   type WorkspaceInstructionsPlugin,
   type WorkspaceInstructionsReceipt,
-} from "../../src/workspace/instructions/instructions-plugin.js";
-import type { WorkspaceOperations } from "../../src/workspace/paths/operations.js";
-import type { SearchEngine } from "../../src/workspace/search/index.js";
-import { createRootBoundWorkspaceTools } from "../../src/workspace/tools/create-root-bound-workspace-tools.js";
-import type { WorkspaceLimits } from "../../src/workspace/tools/limits.js";
+} from "../../src/capabilities/workspace/instructions/instructions-plugin.js";
+import type { SearchEngine } from "../../src/capabilities/workspace/search/index.js";
+import { createRootBoundWorkspaceTools } from "../../src/capabilities/workspace/tools/create-root-bound-workspace-tools.js";
+import type { WorkspaceLimits } from "../../src/capabilities/workspace/tools/limits.js";
+import type { WorkspaceOperations } from "../../src/platform/paths/operations.js";
 
 /** Options of the tools a test makes, besides the root and the plugin. */
 export interface TestWorkspaceToolsOptions {

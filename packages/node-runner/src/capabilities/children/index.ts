@@ -1,0 +1,3 @@
+export { ChildGrantUnknownError } from "../../kernel/children/errors.js";
+export type { ChildAgentReport, ChildStatus } from "../../kernel/session/run-child.js";
+export { type ChildAgentOptions, childAgent, childAgentToolName, maxChildTaskBytes } from "./child-agent.js";

@@ -1,0 +1,124 @@
+import type { BindingHandle, JsonValue, RunEvent, ToolCall, ToolContext, ToolResult } from "@castellan/harness";
+import { CastellanError } from "@castellan/harness";
+import { childAgentSpecOf } from "../children/child-tools.js";
+import { type SessionContext, turnContext } from "../context/session-context.js";
+import type { UsageBudget } from "../context/usage-budget.js";
+import { ToolExecutionHostError } from "../errors/errors.js";
+import type { BoundTool } from "../tools/bind-tools.js";
+import { errorResult, toToolResult } from "../tools/tool-output.js";
+import type { BatchState } from "./batch-state.js";
+
+/** A call allowed to run: its bound tool and exact validated input. */
+export interface ToolExecution {
+  readonly call: ToolCall;
+  readonly tool: Extract<BoundTool, { kind: "local" }>;
+  readonly input: JsonValue;
+  /** What the tool's `admit` returned as `admission`, if it has one. */
+  readonly admission?: JsonValue;
+}
+
+/**
+ * Runs one allowed call with its tool context (batch state, idempotency key, signal). A throw
+ * becomes an error result the model reads; after an abort the tool gets `abortGraceMs` to stop.
+ */
+export async function executeTool(
+  session: SessionContext,
+  item: ToolExecution,
+  context: {
+    readonly runId: string;
+    readonly turn: number;
+    readonly signal: AbortSignal;
+    readonly budget?: UsageBudget;
+  },
+  batch: BatchState,
+  emit?: (event: RunEvent) => void,
+): Promise<ToolResult> {
+  const { runId, turn, signal } = context;
+  const child = childAgentSpecOf(item.tool.tool);
+  // A child agent runs on this Runner: drained (its Run settled, its resources released) before the call settles.
+  if (child)
+    return await session.runChild(
+      child,
+      {
+        runId,
+        toolCallId: item.call.id,
+        toolName: item.call.name,
+        input: item.input,
+        signal,
+        ...(context.budget ? { budget: context.budget } : {}),
+      },
+      emit,
+    );
+  const base = turnContext(session, turn);
+  const ctx: ToolContext = {
+    turn,
+    params: base.params,
+    toolCalls: base.toolCalls,
+    hostedToolCalls: base.hostedToolCalls,
+    resource: base.resource,
+    get state() {
+      return batch.view;
+    },
+    setState: (update) => batch.update(update, item.call, item.tool.entry.source),
+    sandbox: session.sandbox,
+    resources: resourcesOf(session, item),
+    sessionId: session.sessionId,
+    runId,
+    toolCallId: item.call.id,
+    toolName: item.call.name,
+    agent: session.agent,
+    signal,
+    idempotencyKey: `castellan:${session.sessionId}:${runId}:${item.call.id}`,
+    ...(item.admission !== undefined ? { admission: item.admission } : {}),
+  };
+  const execution = Promise.resolve()
+    .then(() => item.tool.tool.execute(item.input, ctx))
+    .then(toToolResult, (error: unknown) =>
+      signal.aborted
+        ? errorResult(`The tool stopped because the run was aborted; its effects may be partial. ${describe(error)}`)
+        : error instanceof ToolExecutionHostError
+          ? errorResult(
+              `tool_execution_host_error: The host failed while running "${item.call.name}"; this is not a failure of what was asked: ${describe(error)}`,
+            )
+          : errorResult(`Tool "${item.call.name}" failed: ${describeCoded(error)}`),
+    );
+  return await settleWithGrace(execution, signal, session.limits.abortGraceMs);
+}
+
+const noResources: readonly never[] = Object.freeze([]);
+
+/** The acquired resources of the capability that declares the call's tool (or its hostTool reference). */
+export function resourcesOf(session: SessionContext, item: ToolExecution): readonly BindingHandle[] {
+  const source = item.tool.entry.source;
+  return source.kind === "capability" ? (session.capabilityResources.get(source.name) ?? noResources) : noResources;
+}
+
+/** After an abort, waits at most `graceMs` for a running tool, then records its outcome as unknown. */
+function settleWithGrace(execution: Promise<ToolResult>, signal: AbortSignal, graceMs: number): Promise<ToolResult> {
+  return new Promise<ToolResult>((resolve) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const onAbort = () => {
+      timer = setTimeout(
+        () => resolve(errorResult("The tool was still running when the run was aborted; its outcome is unknown.")),
+        graceMs,
+      );
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+    execution.then((result) => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", onAbort);
+      resolve(result);
+    });
+  });
+}
+
+/** The message of an error, or its text. */
+export function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Like `describe`, with the stable code of a Castellan error (e.g. `state_invalid` from setState) in front. */
+function describeCoded(error: unknown): string {
+  return error instanceof CastellanError ? `${error.code}: ${error.message}` : describe(error);
+}

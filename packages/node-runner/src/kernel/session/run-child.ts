@@ -1,0 +1,149 @@
+import type { JsonObject, RunEvent, ToolResult } from "@castellan/harness";
+import { type ChildAgentSpec, withChildUsage } from "../children/child-tools.js";
+import { ChildGrantUnknownError } from "../children/errors.js";
+import type { ChildAgentCall, SessionContext } from "../context/session-context.js";
+import type { Registry } from "../plugins/registry.js";
+import type { ChildUsage } from "../store/records.js";
+import { admitSession } from "./admit.js";
+import { NodeSession } from "./session.js";
+
+/** How a child's Run ended. */
+export type ChildStatus = "completed" | "failed" | "max_turns" | "timeout" | "aborted";
+
+/** The child-agent tool's result. */
+export interface ChildAgentReport {
+  readonly type: "child-agent-report";
+  readonly agentId: string;
+  readonly childSessionId: string;
+  readonly childRunId: string | null;
+  readonly status: ChildStatus;
+  readonly turns: number;
+  readonly text: string;
+  readonly truncated: boolean;
+  /** Why it did not complete, when it did not. */
+  readonly error?: string;
+}
+
+function cutUtf8(text: string, maxBytes: number): { text: string; truncated: boolean } {
+  const bytes = Buffer.from(text, "utf8");
+  if (bytes.length <= maxBytes) return { text, truncated: false };
+  let cut = maxBytes;
+  while (cut > 0 && ((bytes[cut] ?? 0) & 0xc0) === 0x80) cut--;
+  return { text: bytes.subarray(0, cut).toString("utf8"), truncated: true };
+}
+
+/** The child's params: given JSON, a function of the parent's, or the parent's values for the keys the child declares. */
+function childParams(spec: ChildAgentSpec, parentParams: JsonObject): JsonObject {
+  if (typeof spec.params === "function") return spec.params(parentParams);
+  if (spec.params !== undefined) return spec.params;
+  return Object.fromEntries(
+    spec.child.params.filter((key) => key in parentParams).map((key) => [key, parentParams[key] as never]),
+  );
+}
+
+/**
+ * Runs one child-agent call: a foreground child Session `<parent>/child/<toolCallId>` of the
+ * same Runner (its own Program, resources and model; the parent's hooks, preset and approval,
+ * with `parent` on every request), its projection limited to the grants, the task its only
+ * input, bounded by `maxTurns` and `maxDurationMs`. Its events are yielded as `child-event`s.
+ * The child Session is closed (its resources released) before the call settles.
+ */
+export async function runChildAgent(
+  parent: SessionContext,
+  registry: Registry,
+  spec: ChildAgentSpec,
+  call: ChildAgentCall,
+  emit: ((event: RunEvent) => void) | undefined,
+): Promise<ToolResult> {
+  const childSessionId = `${parent.sessionId}/child/${call.toolCallId}`;
+  // The levels this call may open, the child included; a nested maxDepth is capped by what remains.
+  const levels = parent.child ? Math.min(parent.child.remainingDepth, spec.maxDepth) : spec.maxDepth;
+  const depthLeft = levels - 1;
+  const task = String((call.input as { task?: unknown } | null)?.task ?? "");
+  const usage: ChildUsage[] = [];
+  const report = (fields: Omit<ChildAgentReport, "type" | "agentId" | "childSessionId">): ToolResult => {
+    const value: ChildAgentReport = { type: "child-agent-report", agentId: spec.child.id, childSessionId, ...fields };
+    return withChildUsage(
+      { content: [{ type: "text", text: JSON.stringify(value) }], isError: fields.status !== "completed" },
+      usage,
+    );
+  };
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), spec.maxDurationMs);
+  const signal = AbortSignal.any([call.signal, deadline.signal]);
+  let admitted: Awaited<ReturnType<typeof admitSession>>;
+  try {
+    admitted = await admitSession({
+      agent: spec.child,
+      registry,
+      sessionId: childSessionId,
+      params: childParams(spec, parent.params),
+      preset: parent.preset,
+      limits: { ...parent.limits, maxTurns: spec.maxTurns },
+      contextBudget: parent.contextBudget,
+      builtinPrompts: parent.builtinPrompts,
+      signal,
+      child: {
+        parent: {
+          sessionId: parent.sessionId,
+          runId: call.runId,
+          toolCallId: call.toolCallId,
+          toolName: call.toolName,
+        },
+        grants: new Set(spec.toolGrants),
+        remainingDepth: depthLeft,
+      },
+    });
+  } catch (error) {
+    clearTimeout(timer);
+    return report({
+      childRunId: null,
+      status: call.signal.aborted ? "aborted" : "failed",
+      turns: 0,
+      text: "",
+      truncated: false,
+      error: describe(error),
+    });
+  }
+  const session = new NodeSession(admitted, {});
+  let turns = 0;
+  let childRunId: string | null = null;
+  try {
+    const known = admitted.context.program.tools.map((tool) => tool.name);
+    const unknown = spec.toolGrants.filter((name) => !known.includes(name));
+    if (unknown.length > 0) throw new ChildGrantUnknownError(spec.child.id, unknown, known);
+    const run = session.run(task, { signal, ...(call.budget ? { budget: call.budget } : {}) });
+    childRunId = run.id;
+    for await (const event of run) {
+      if (event.kind === "turn-start") turns++;
+      if (event.kind === "model-usage") usage.push({ agentId: spec.child.id, model: event.model, usage: event.usage });
+      emit?.({
+        kind: "child-event",
+        runId: call.runId,
+        toolCallId: call.toolCallId,
+        childSessionId,
+        event,
+      } as RunEvent);
+    }
+    const result = await run.result;
+    const cut = cutUtf8(result.text, spec.maxResultBytes);
+    return report({ childRunId, status: "completed", turns, text: cut.text, truncated: cut.truncated });
+  } catch (error) {
+    const code = (error as { code?: unknown } | null)?.code;
+    const status: ChildStatus = deadline.signal.aborted
+      ? "timeout"
+      : call.signal.aborted
+        ? "aborted"
+        : code === "max_turns"
+          ? "max_turns"
+          : "failed";
+    return report({ childRunId, status, turns, text: "", truncated: false, error: describe(error) });
+  } finally {
+    clearTimeout(timer);
+    await session.close().catch(() => undefined);
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
