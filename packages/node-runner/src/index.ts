@@ -70,12 +70,9 @@ export type {
   ModelResolutionRequest,
   ModelResolver,
   NodeRunnerHooks,
-  NodeRunnerHost,
-  NodeRunnerPlugin,
   SandboxResolver,
   SessionEndHook,
   SessionEndInfo,
-  SessionLookup,
   SessionStartHook,
   SessionStartInfo,
   SkillResolver,
@@ -97,6 +94,7 @@ export {
   type NodeRunnerOptions,
 } from "./kernel/runner/create-node-runner.js";
 export { type OpenSessionOptions, openSession } from "./kernel/runner/open-session.js";
+export type { NodeRunnerHost, NodeRunnerPlugin, SessionLookup } from "./kernel/runner/plugin.js";
 export type {
   InspectedCompaction,
   InspectedDeclaration,

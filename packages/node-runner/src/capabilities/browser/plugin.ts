@@ -1,4 +1,4 @@
-import type { NodeRunnerPlugin } from "../../kernel/plugins/types.js";
+import type { NodeRunnerPlugin } from "../../kernel/runner/plugin.js";
 import { createBrowserSessionTools } from "./browser-session-tools.js";
 import type { BrowserSessionToolsOptions } from "./options.js";
 

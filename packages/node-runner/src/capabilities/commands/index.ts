@@ -59,13 +59,19 @@ export {
   sandboxRuntimeVersion,
   suggestCanonicalHost,
 } from "../../platform/sandbox/index.js";
+// The runtime the workspace capability builds its command tools on (and the containment its
+// environment probe asks about): shared through this index, never by path.
+export { type CommandContainment, commandContainmentOf } from "./host/command-containment.js";
 export { runSessionCommand, type SessionCommandRequest, type SessionCommandResult } from "./host/index.js";
 export {
+  checkRuntimeNotWritable,
   createSandboxRuntimeCommandSessionPlugin,
   type SandboxRuntimeCommandSessionOptions,
   type SandboxRuntimeCommandSessionPlugin,
   sandboxRuntimeCommandSessionPluginName,
 } from "./sandbox/plugin.js";
+export { createCommandSessionTool } from "./session/command-session-tool.js";
+export { createExecCommandTool } from "./session/exec-command-tool.js";
 export {
   CommandObserverError,
   CommandOptionsError,
@@ -87,3 +93,6 @@ export {
   type SessionCommand,
   type SessionCommandsChange,
 } from "./session/index.js";
+export { appendContext } from "./session/observations.js";
+export { commandSettingKeys, type ResolvedCommandSettings, resolveCommandSettings } from "./session/options.js";
+export { type CommandSessionLayer, CommandSessionRuntime } from "./session/runtime.js";

@@ -2,7 +2,7 @@ import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { InvalidOptionsError } from "../../kernel/errors/errors.js";
-import type { NodeRunnerPlugin } from "../../kernel/plugins/types.js";
+import type { NodeRunnerPlugin } from "../../kernel/runner/plugin.js";
 import { readSkillDirectory } from "./skill-directory.js";
 
 /** Options of {@link createSkillResolverPlugin}. */

@@ -2,12 +2,15 @@
 // changes or publishes it, and the environment probe's read-only plumbing, in a sandboxed
 // Session's sandbox (sandboxed-probe-git.ts) or, for a Session without one, on the host
 // (host-git.ts).
+
+export { type GitInvocation, type GitOutcome, runGit } from "./host-git.js";
 export {
   findProgramConfig,
   isProgramConfigKey,
   programConfigPatterns,
   type RefusedGitConfig,
 } from "./program-config.js";
+export { canaryFilterDriver, filterDriverNames } from "./safety.js";
 export {
   neutralizeFiltersPrelude,
   runSandboxedGit,
@@ -19,3 +22,4 @@ export {
   sandboxedGitEnvironment,
   shellArgument,
 } from "./sandboxed-git.js";
+export { runSandboxedProbeGit } from "./sandboxed-probe-git.js";

@@ -1,5 +1,5 @@
 import type { Session } from "../../kernel/session/session.js";
-import { runSessionCommand } from "../commands/host/run-session-command.js";
+import { runSessionCommand } from "../commands/index.js";
 
 // Git over a checkout an agent can write runs where the agent's own commands run: in the
 // Session's sandbox. Whatever the checkout's config names (an fsmonitor, a filter, an include,

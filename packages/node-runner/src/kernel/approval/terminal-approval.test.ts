@@ -1,7 +1,7 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it, vi } from "vitest";
 import type { ToolApprovalAdapter, ToolApprovalRequest } from "../permissions/types.js";
-import type { NodeRunnerHost } from "../plugins/types.js";
+import type { NodeRunnerHost } from "../runner/plugin.js";
 import {
   escapeForTerminal,
   TERMINAL_APPROVAL_QUESTION,

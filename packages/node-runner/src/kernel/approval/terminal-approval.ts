@@ -1,7 +1,7 @@
 import { createInterface, type Interface } from "node:readline";
 import { CastellanError } from "@castellan/harness";
 import type { ToolApprovalAdapter, ToolApprovalAnswer, ToolApprovalRequest } from "../permissions/types.js";
-import type { NodeRunnerPlugin } from "../plugins/types.js";
+import type { NodeRunnerPlugin } from "../runner/plugin.js";
 
 /** Options for {@link terminalApproval}. */
 export interface TerminalApprovalOptions {

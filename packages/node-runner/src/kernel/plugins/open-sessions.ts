@@ -1,4 +1,7 @@
-import type { Session } from "../session/session.js";
+/** What the registry needs of a Session to hold it. */
+export interface SessionHandle {
+  readonly id: string;
+}
 
 /**
  * The open Sessions of one Runner's registry, by id, child Sessions included: a Session is
@@ -8,25 +11,25 @@ import type { Session } from "../session/session.js";
  * id; then the id is ambiguous and {@link OpenSessions.get} answers for neither, so a hook
  * never acts on another Session than the one it was called for.
  */
-export class OpenSessions {
-  readonly #byId = new Map<string, Set<Session>>();
+export class OpenSessions<S extends SessionHandle> {
+  readonly #byId = new Map<string, Set<S>>();
 
   /** Holds `session` under its id until {@link OpenSessions.remove}. */
-  add(session: Session): void {
-    const held = this.#byId.get(session.id) ?? new Set<Session>();
+  add(session: S): void {
+    const held = this.#byId.get(session.id) ?? new Set<S>();
     held.add(session);
     this.#byId.set(session.id, held);
   }
 
   /** Forgets `session`; a no-op for one not held. */
-  remove(session: Session): void {
+  remove(session: S): void {
     const held = this.#byId.get(session.id);
     held?.delete(session);
     if (held?.size === 0) this.#byId.delete(session.id);
   }
 
   /** The one open Session of `sessionId`; undefined for none, or for two sharing the id. */
-  get(sessionId: string): Session | undefined {
+  get(sessionId: string): S | undefined {
     const held = this.#byId.get(sessionId);
     if (held?.size !== 1) return undefined;
     return held.values().next().value;

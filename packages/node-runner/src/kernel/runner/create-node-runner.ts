@@ -6,11 +6,11 @@ import type { UsageBudget } from "../context/usage-budget.js";
 import { AbortedError, InvalidOptionsError, SessionLockedError, SessionStateError } from "../errors/errors.js";
 import { isPermissionPreset } from "../permissions/decide.js";
 import type { PermissionPreset } from "../permissions/types.js";
-import { applyPlugins, closePlugins } from "../plugins/registry.js";
-import type { NodeRunnerPlugin } from "../plugins/types.js";
 import { type BuiltinPromptOverrides, checkBuiltinPrompts } from "../prompts/builtin-prompts.js";
 import { admitSession } from "../session/admit.js";
 import { NodeSession, type Session } from "../session/session.js";
+import { applyPlugins, closePlugins } from "./apply-plugins.js";
+import type { NodeRunnerPlugin } from "./plugin.js";
 
 /** Options of `createNodeRunner`. */
 export interface NodeRunnerOptions {

@@ -3,11 +3,11 @@ import type { HarnessContextBudget, RunLimits } from "../context/session-context
 import type { UsageBudget } from "../context/usage-budget.js";
 import { AbortedError } from "../errors/errors.js";
 import type { PermissionPreset } from "../permissions/types.js";
-import type { NodeRunnerPlugin } from "../plugins/types.js";
 import type { BuiltinPromptOverrides } from "../prompts/builtin-prompts.js";
 import type { NodeSession, Session } from "../session/session.js";
 import type { SessionStore } from "../store/types.js";
 import { createNodeRunner, type NodeRunner } from "./create-node-runner.js";
+import type { NodeRunnerPlugin } from "./plugin.js";
 
 /** Options of `openSession`. */
 export interface OpenSessionOptions {

@@ -1,4 +1,4 @@
-// Internal to workspace/paths: telling whether a path still names the file validated.
+// Internal to platform/paths: telling whether a path still names the file validated.
 import type { WorkspaceStats } from "./operations.js";
 
 /** What makes a file the same file: its device and inode numbers. */

@@ -1,4 +1,4 @@
-// Internal to workspace/paths: system errors the model can act on, as refusals.
+// Internal to platform/paths: system errors the model can act on, as refusals.
 import { quote, refusal } from "../../kernel/workspace-path/refusal.js";
 
 /** The `code` of a Node system error (`ENOENT`, ...), if it has one. */

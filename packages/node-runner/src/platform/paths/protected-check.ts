@@ -1,4 +1,4 @@
-// Internal to workspace/paths: refusing writes to the entries the OS sandbox denies to commands.
+// Internal to platform/paths: refusing writes to the entries the OS sandbox denies to commands.
 
 import { quote, refusal } from "../../kernel/workspace-path/refusal.js";
 import { errorCode } from "./io-error.js";

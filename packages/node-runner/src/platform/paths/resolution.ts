@@ -1,4 +1,4 @@
-// Internal to workspace/paths: what each resolved value was validated as.
+// Internal to platform/paths: what each resolved value was validated as.
 import type { FileIdentity } from "./identity.js";
 import type { WorkspaceRoot } from "./root.js";
 import type { CheckedDirectory } from "./walk.js";

@@ -1,4 +1,4 @@
-// Internal to workspace/paths: the refusals several resolvers share, worded alike.
+// Internal to platform/paths: the refusals several resolvers share, worded alike.
 import { joinSegments } from "../../kernel/workspace-path/check-path.js";
 import { quote, refusal } from "../../kernel/workspace-path/refusal.js";
 import type { WorkspaceStats } from "./operations.js";

@@ -1,4 +1,4 @@
-// Internal to workspace/paths: walking a path from the root, one lstat per segment.
+// Internal to platform/paths: walking a path from the root, one lstat per segment.
 
 import { joinSegments } from "../../kernel/workspace-path/check-path.js";
 import { quote, refusal } from "../../kernel/workspace-path/refusal.js";

@@ -1,5 +1,5 @@
 import type { ToolPermissionRequest } from "../../../kernel/permissions/types.js";
-import type { NodeRunnerHost, NodeRunnerPlugin } from "../../../kernel/plugins/types.js";
+import type { NodeRunnerHost, NodeRunnerPlugin } from "../../../kernel/runner/plugin.js";
 import { createCommandSessionTool } from "./command-session-tool.js";
 import { createExecCommandTool } from "./exec-command-tool.js";
 import { appendContext } from "./observations.js";

@@ -13,7 +13,7 @@ import {
   commandSettingKeys,
   type ResolvedCommandSettings,
   resolveCommandSettings,
-} from "../../commands/session/options.js";
+} from "../../commands/index.js";
 import { defaultGuidanceMaxBytes, type WorkspaceInstructionsReceipt } from "../instructions/instructions-plugin.js";
 import type { SearchEngine } from "../search/index.js";
 import { resolveWorkspaceLimits, type WorkspaceLimits } from "../tools/limits.js";

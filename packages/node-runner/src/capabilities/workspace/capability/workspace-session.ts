@@ -3,7 +3,7 @@ import type { WorkspaceRoot } from "../../../platform/paths/root.js";
 import type { ResolvedSandboxPolicy } from "../../../platform/sandbox/config.js";
 import type { NetworkAccessScope } from "../../../platform/sandbox/network-access.js";
 import type { SandboxWorkerRuntimeAdapter } from "../../../platform/sandbox-worker/adapter.js";
-import type { CommandSessionRuntime } from "../../commands/session/runtime.js";
+import type { CommandSessionRuntime } from "../../commands/index.js";
 import type { SessionGuidance } from "../instructions/instructions-plugin.js";
 
 /** The OS sandbox of one workspace Session: its own worker, policy and network grants. */

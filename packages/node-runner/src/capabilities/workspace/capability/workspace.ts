@@ -23,12 +23,15 @@ import { checkSandboxDependencies } from "../../../platform/sandbox/preflight.js
 import { sandboxRuntimeVersion } from "../../../platform/sandbox/runtime-adapter.js";
 import { createSandboxWorkerRuntimeAdapter } from "../../../platform/sandbox-worker/adapter.js";
 import { sandboxWorkerEntry } from "../../../platform/sandbox-worker/entry.js";
-import { checkRuntimeNotWritable } from "../../commands/sandbox/plugin.js";
-import { createCommandSessionTool } from "../../commands/session/command-session-tool.js";
-import { createExecCommandTool } from "../../commands/session/exec-command-tool.js";
-import { appendContext } from "../../commands/session/observations.js";
-import type { SessionCommand } from "../../commands/session/ports.js";
-import { type CommandSessionLayer, CommandSessionRuntime } from "../../commands/session/runtime.js";
+import {
+  appendContext,
+  type CommandSessionLayer,
+  CommandSessionRuntime,
+  checkRuntimeNotWritable,
+  createCommandSessionTool,
+  createExecCommandTool,
+  type SessionCommand,
+} from "../../commands/index.js";
 import { deliverGuidance, SessionGuidance } from "../instructions/instructions-plugin.js";
 import { applyWorkspacePatchTool } from "../tools/apply-workspace-patch.js";
 import { editWorkspaceFileTool } from "../tools/edit-workspace-file.js";

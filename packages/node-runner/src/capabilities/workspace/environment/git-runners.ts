@@ -1,6 +1,5 @@
 import type { Session } from "../../../kernel/session/session.js";
-import { type GitInvocation, type GitOutcome, runGit } from "../../untrusted-git/host-git.js";
-import { runSandboxedProbeGit } from "../../untrusted-git/sandboxed-probe-git.js";
+import { type GitInvocation, type GitOutcome, runGit, runSandboxedProbeGit } from "../../untrusted-git/index.js";
 import type { ResolvedEnvironmentOptions } from "./options.js";
 
 /** What one probe invocation may set besides its arguments. */

@@ -1,4 +1,4 @@
-import type { NodeRunnerPlugin, SessionLookup } from "../../../kernel/plugins/types.js";
+import type { NodeRunnerPlugin, SessionLookup } from "../../../kernel/runner/plugin.js";
 import { resolveEnvironmentOptions, type WorkspaceEnvironmentOptions } from "./options.js";
 import { probeResolved } from "./probe.js";
 import { appendContext, renderWorkspaceEnvironment } from "./render.js";

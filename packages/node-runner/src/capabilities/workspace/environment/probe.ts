@@ -1,6 +1,5 @@
 import { basename, dirname, isAbsolute } from "node:path";
-import type { GitOutcome } from "../../untrusted-git/host-git.js";
-import { canaryFilterDriver, filterDriverNames } from "../../untrusted-git/safety.js";
+import { canaryFilterDriver, filterDriverNames, type GitOutcome } from "../../untrusted-git/index.js";
 import { findGitEntry } from "./find-git-entry.js";
 import { hostProbeGit, type ProbeGit } from "./git-runners.js";
 import {

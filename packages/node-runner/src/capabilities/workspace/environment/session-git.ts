@@ -1,5 +1,5 @@
 import type { Session } from "../../../kernel/session/session.js";
-import { commandContainmentOf } from "../../commands/host/command-containment.js";
+import { commandContainmentOf } from "../../commands/index.js";
 import { hostProbeGit, type ProbeGit, sandboxedProbeGit, unavailableProbeGit } from "./git-runners.js";
 import type { ResolvedEnvironmentOptions } from "./options.js";
 

@@ -1,6 +1,7 @@
 import type { ModelRequest } from "@castellan/harness";
 import { InvalidOptionsError } from "../../../kernel/errors/errors.js";
-import type { NodeRunnerPlugin, TurnInfo } from "../../../kernel/plugins/types.js";
+import type { TurnInfo } from "../../../kernel/plugins/types.js";
+import type { NodeRunnerPlugin } from "../../../kernel/runner/plugin.js";
 import { bindWorkspaceRootSync, type WorkspaceRoot } from "../../../platform/paths/root.js";
 import type { GuidanceSource } from "./guidance-source.js";
 import { renderGuidance } from "./render-guidance.js";
