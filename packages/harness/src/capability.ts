@@ -26,6 +26,8 @@ export interface CapabilityDefinition {
   readonly hooks?: CapabilityHooks;
   /** Skills the capability offers (bindings, or names the host resolves); they hide with it. Default none. */
   readonly skills?: readonly SkillDeclaration[];
+  /** Reserved state keys (`castellan.`) and their initial values: Castellan's own factories only. Default none. */
+  readonly [reservedStateField]?: Readonly<Record<string, JsonValue>>;
 }
 
 /** A declared capability: a frozen value. */
@@ -69,7 +71,7 @@ export function defineCapability(definition: CapabilityDefinition): Capability {
   const nonJson = findNonJson(state);
   if (nonJson) throw new DeclarationError(`${where}: state is not JSON at ${nonJson}.`);
   assertNoReservedKeys(state, where);
-  const reserved = checkReservedState((definition as { [reservedStateField]?: unknown })[reservedStateField], where);
+  const reserved = checkReservedState(definition[reservedStateField], where);
   if (!isEnabledOption(definition.enabled)) {
     throw new DeclarationError(`${where}: enabled must be a boolean or a function of the turn context.`);
   }

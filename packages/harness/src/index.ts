@@ -99,7 +99,7 @@ export {
   renderSection,
 } from "./projection.js";
 export { createRedactor, REDACTED, type Redactor, scrubInspected } from "./redaction.js";
-export { isReservedStateKey, reservedStatePrefix } from "./reserved-state.js";
+export { isReservedStateKey, reservedStateField, reservedStatePrefix } from "./reserved-state.js";
 export {
   type AcquireOptions,
   type BindingHandle,

@@ -5,9 +5,10 @@ import { findNonJson, type JsonValue } from "./json.js";
 export const reservedStatePrefix = "castellan.";
 
 /**
- * Where Castellan's built-in capability factories put their reserved state keys on a capability
- * definition. Internal: applications cannot declare reserved keys, and nothing documents this
- * as an API; it is a registered symbol only so the runtime package reaches it without an export.
+ * Where Castellan's built-in capability factories (skills, goals) put their reserved state keys
+ * on a capability definition: the one symbol, imported by every package that sets or reads it.
+ * Not for applications: their keys may not start with {@link reservedStatePrefix}, and a key set
+ * here must (`defineCapability` refuses anything else).
  */
 export const reservedStateField: unique symbol = Symbol.for("castellan.reserved-state") as never;
 

@@ -2,15 +2,13 @@
 // declare one, the host cannot set one, and another tool cannot write one; the owning built-in
 // capability's tools write it through the ordinary batch commit, so the write is saved,
 // replayed on reopen and shown in stateWrites.
-import { DeclarationError, defineAgent, defineCapability, defineTool } from "@castellan/harness";
+import { DeclarationError, defineAgent, defineCapability, defineTool, reservedStateField } from "@castellan/harness";
 import { scriptedModel } from "@castellan/models/testing";
 import { describe, expect, it } from "vitest";
 import { createFileSessionStore, createNodeRunner } from "../src/index.js";
 import { drain, plugin, tempDirPerTest, textOf } from "./support/index.ts";
 
 const temp = tempDirPerTest("castellan-reserved-");
-// What a built-in capability factory sets; the registered symbol is internal to Castellan.
-const reservedStateField = Symbol.for("castellan.reserved-state");
 
 function builtin() {
   const write = defineTool({

@@ -5,6 +5,7 @@ import {
   defineCapability,
   defineTool,
   type JsonValue,
+  reservedStateField,
   type StateView,
   type ToolResult,
 } from "@castellan/harness";
@@ -34,7 +35,6 @@ export class GoalStoreFailedError extends CastellanError {
   }
 }
 
-const reservedStateField = Symbol.for("castellan.reserved-state");
 /** Where a `goal()` capability keeps the store it reads, so `driveGoal` can check it drives the same one. */
 const goalStoreField = Symbol.for("castellan.goal-store");
 

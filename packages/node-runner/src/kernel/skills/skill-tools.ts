@@ -4,6 +4,7 @@ import {
   defineCapability,
   defineTool,
   type JsonValue,
+  reservedStateField,
   type Tool,
   ToolInputError,
   type ToolResult,
@@ -11,9 +12,6 @@ import {
 import { checkWorkspacePath } from "../workspace-path/check-path.js";
 import { maxSkillImageBytes, maxSkillTextBytes, resourceRefused } from "./limits.js";
 import { activationsIn, activeSkillsKey, type SessionSkills, type SkillActivation } from "./session-skills.js";
-
-// Castellan's own: the reserved-state field only built-in capability factories set.
-const reservedStateField = Symbol.for("castellan.reserved-state");
 
 function notAvailable(name: unknown): ToolInputError {
   return new ToolInputError(
@@ -189,5 +187,5 @@ export function skillsRuntimeCapability(skills: SessionSkills): Capability {
       },
     ],
     [reservedStateField]: { [activeSkillsKey]: [] },
-  } as Parameters<typeof defineCapability>[0]);
+  });
 }
