@@ -19,7 +19,13 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { JsonValue, RunEvent, RunResult } from "@castellan/harness";
 import { codex } from "@castellan/models/codex";
-import { createFileSessionStore, createNodeRunner, terminalApproval } from "@castellan/node-runner";
+import {
+  createFileSessionStore,
+  createNodeRunner,
+  readChildAgentReport,
+  readCommandReport,
+  terminalApproval,
+} from "@castellan/node-runner";
 import { codingModel, codingSessionId } from "./agent.ts";
 import { openaiCodingAgents } from "./openai-agent.ts";
 
@@ -164,14 +170,14 @@ function show(event: RunEvent, depth = 0): void {
       break;
     case "tool-end": {
       const text = event.result.content.map((block) => (block.type === "text" ? block.text : "")).join("");
-      if (event.toolName === "exec_command" || event.toolName === "command_session") {
-        const report = JSON.parse(text.startsWith("{") ? text : "{}") as { state?: string; exitCode?: number | null };
+      const report = readCommandReport(event);
+      const child = readChildAgentReport(event);
+      if (report) {
         const command = commands.get(event.toolCallId) ?? "(polled command)";
         if (report.state === "terminal") line(`${pad}   exit ${report.exitCode ?? "none"}: ${command}`);
-        else if (report.state === "running") line(`${pad}   still running: ${command}`);
-      } else if (event.toolName.startsWith("agent_") && !event.result.isError) {
-        const report = JSON.parse(text.startsWith("{") ? text : "{}") as { status?: string; text?: string };
-        line(`${pad}   reviewer ${report.status ?? "answered"}: ${report.text?.split("\n")[0] ?? ""}`);
+        else line(`${pad}   still running: ${command}`);
+      } else if (child) {
+        line(`${pad}   reviewer ${child.status}: ${child.text.split("\n")[0] ?? ""}`);
       } else if (!event.result.isError) {
         line(`${pad}   done: ${event.toolName}`);
       }

@@ -16,6 +16,8 @@ import {
   createFileSessionStore,
   createNodeRunner,
   type NodeRunnerPlugin,
+  readChildAgentReport,
+  readCommandReport,
   type ToolApprovalRequest,
   type ToolPermissionHook,
   terminalApproval,
@@ -155,23 +157,23 @@ function show(event: RunEvent, depth = 0): void {
       break;
     case "tool-end": {
       const text = event.result.content.map((block) => (block.type === "text" ? block.text : "")).join("");
-      if (event.toolName === "exec_command" || event.toolName === "command_session") {
-        const report = JSON.parse(text.startsWith("{") ? text : "{}") as { state?: string; exitCode?: number | null };
+      const report = readCommandReport(event);
+      const child = readChildAgentReport(event);
+      if (report) {
         const command = pendingCommands.get(event.toolCallId) ?? "(polled command)";
         if (report.state === "terminal") {
           process.stdout.write(`${pad}  exit ${report.exitCode ?? "none"}: ${command}\n`);
           if (depth === 0) seen.commands.push(`${command} (exit ${report.exitCode ?? "none"})`);
-        } else if (report.state === "running") {
+        } else {
           process.stdout.write(`${pad}  still running: ${command}\n`);
         }
       } else if (event.toolName === "apply_workspace_patch" && !event.result.isError && depth === 0) {
         process.stdout.write(`${pad}  patch applied\n`);
       } else if (event.toolName === "activate_skill" && !event.result.isError) {
         process.stdout.write(`${pad}  skill activated\n`);
-      } else if (event.toolName.startsWith("agent_")) {
-        const report = JSON.parse(text) as { status?: string; text?: string };
-        seen.verdict = report.text?.split("\n")[0];
-        process.stdout.write(`${pad}  reviewer ${report.status}: ${seen.verdict ?? ""}\n`);
+      } else if (child) {
+        seen.verdict = child.text.split("\n")[0];
+        process.stdout.write(`${pad}  reviewer ${child.status}: ${seen.verdict ?? ""}\n`);
       }
       if (event.result.isError) process.stdout.write(`${pad}  error: ${text.slice(0, 200)}\n`);
       break;

@@ -42,6 +42,7 @@ export const castellanErrorCodes = [
   "workspace_root_invalid",
   "environment_invalid",
   "tool_execution_host_error",
+  "tool_report_invalid",
   // Runs
   "run_aborted",
   "model_failed",

@@ -110,4 +110,5 @@ export type {
 export type { InterruptedRun, PendingApproval, UnsettledCall } from "./kernel/session/interruption.js";
 export type { RunInput, RunOptions, Session } from "./kernel/session/session.js";
 export * from "./kernel/store/index.js";
+export { type SettledToolCall, ToolReportError } from "./kernel/tools/tool-report.js";
 export { SandboxWorkerMissingError, SandboxWorkerStoppedError } from "./platform/sandbox-worker/errors.js";

@@ -95,4 +95,5 @@ export {
 } from "./session/index.js";
 export { appendContext } from "./session/observations.js";
 export { commandSettingKeys, type ResolvedCommandSettings, resolveCommandSettings } from "./session/options.js";
+export { readCommandReport } from "./session/read-report.js";
 export { type CommandSessionLayer, CommandSessionRuntime } from "./session/runtime.js";

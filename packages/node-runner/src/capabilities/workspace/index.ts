@@ -37,6 +37,7 @@ export type { ListedEntry, ListPage, ListWorkspaceInput } from "./tools/list-wor
 export type { PatchReceipt } from "./tools/patch-commit.js";
 export type { PatchAdmissionFile } from "./tools/patch-plan.js";
 export type { ReadPage } from "./tools/read-page.js";
+export { readWorkspaceReport, type WorkspaceToolReport } from "./tools/read-report.js";
 export type { ReadWorkspaceFileInput } from "./tools/read-workspace-file.js";
 export {
   createWorkspaceImageTool,
