@@ -9,18 +9,28 @@ import type { PermissionPreset } from "../permissions/types.js";
 import { type BuiltinPromptOverrides, checkBuiltinPrompts } from "../prompts/builtin-prompts.js";
 import { admitSession } from "../session/admit.js";
 import { NodeSession, type Session } from "../session/session.js";
+import type { SessionStore } from "../store/types.js";
 import { applyPlugins, closePlugins } from "./apply-plugins.js";
 import type { NodeRunnerPlugin } from "./plugin.js";
 
 /** Options of `createNodeRunner`. */
 export interface NodeRunnerOptions {
   readonly agent: Agent;
-  /** Applied once, in order, when the Runner is created; closed in reverse when it closes. */
+  /**
+   * Applied once, in order, when the Runner is created (after `store` and `approval`); closed
+   * in reverse when it closes. A plugin's `toolPermission` hooks run before `permissions`.
+   * Default none.
+   */
   readonly plugins?: readonly NodeRunnerPlugin[];
+  /** Where Sessions are saved. Default: nowhere (history lives in memory until close). */
+  readonly store?: SessionStore;
+  /** A plugin registering the approval adapter, e.g. `terminalApproval()`. Default: none, so `ask` is denied. */
+  readonly approval?: NodeRunnerPlugin;
   /**
    * Answers tool calls every permission hook left open. Default: no preset, so the host's
    * `toolPermission` hooks decide, and a call they all leave open goes to the approval adapter
-   * (denied without one). `openSession` defaults to `ask-on-write` instead.
+   * (denied without one). `openSession` defaults to `ask-on-write` instead; the README's
+   * Permissions section has both entry points' defaults in one table.
    */
   readonly permissions?: PermissionPreset;
   /** Bounds of every Run. Defaults: 200 turns, 10,000 ms abort grace. */
@@ -73,7 +83,7 @@ export async function createNodeRunner(options: NodeRunnerOptions): Promise<Node
   const builtinPrompts = checkBuiltinPrompts(options.builtinPrompts);
   if (options.signal?.aborted)
     throw new AbortedError("Creating the Runner was aborted.", { cause: options.signal.reason });
-  const plugins = [...(options.plugins ?? [])];
+  const plugins = [...optionPlugins(options), ...(options.plugins ?? [])];
   const registry = await applyPlugins(plugins);
   const sessions = new Map<string, NodeSession>();
   const opening = new Set<string>();
@@ -125,4 +135,21 @@ export async function createNodeRunner(options: NodeRunnerOptions): Promise<Node
       return closing;
     },
   };
+}
+
+/** The `store` and `approval` options as the plugins that register them, in that order. */
+function optionPlugins(options: Pick<NodeRunnerOptions, "store" | "approval">): NodeRunnerPlugin[] {
+  const plugins: NodeRunnerPlugin[] = [];
+  const store = options.store;
+  if (store) {
+    if (typeof store.open !== "function") throw new InvalidOptionsError("store must be a SessionStore.");
+    plugins.push({ name: "castellan.options.store", apply: (host) => host.registerSessionStore(store) });
+  }
+  if (options.approval !== undefined) {
+    if (typeof options.approval?.apply !== "function") {
+      throw new InvalidOptionsError("approval must be a plugin that registers an approval adapter, e.g. terminalApproval().");
+    }
+    plugins.push(options.approval);
+  }
+  return plugins;
 }

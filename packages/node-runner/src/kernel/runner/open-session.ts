@@ -20,7 +20,13 @@ export interface OpenSessionOptions {
   readonly store?: SessionStore;
   /** A plugin registering the approval adapter, e.g. `terminalApproval()`; closed with the Session. */
   readonly approval?: NodeRunnerPlugin;
-  /** Default `ask-on-write`. */
+  /**
+   * Applied in order after `store` and `approval`, as `createNodeRunner` applies them (a
+   * permission hook, the commands plugin, a model resolver...); closed with the Session.
+   * Adding one changes no other default. Default none.
+   */
+  readonly plugins?: readonly NodeRunnerPlugin[];
+  /** Answers what the permission hooks leave open, as in `createNodeRunner`. Default `ask-on-write`. */
   readonly permissions?: PermissionPreset;
   /** Already aborted: rejects before any plugin is applied. Aborted later: aborts the active Run. */
   readonly signal?: AbortSignal;
@@ -42,18 +48,11 @@ export interface OpenSessionOptions {
 export async function openSession(options: OpenSessionOptions): Promise<Session> {
   if (options.signal?.aborted)
     throw new AbortedError("Opening the Session was aborted.", { cause: options.signal.reason });
-  const plugins: NodeRunnerPlugin[] = [];
-  const store = options.store;
-  if (store) {
-    plugins.push({
-      name: "castellan.open-session.store",
-      apply: (host) => host.registerSessionStore(store),
-    });
-  }
-  if (options.approval) plugins.push(options.approval);
   const runner: NodeRunner = await createNodeRunner({
     agent: options.agent,
-    plugins,
+    ...(options.store ? { store: options.store } : {}),
+    ...(options.approval ? { approval: options.approval } : {}),
+    ...(options.plugins ? { plugins: options.plugins } : {}),
     permissions: options.permissions ?? "ask-on-write",
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.limits ? { limits: options.limits } : {}),
