@@ -125,3 +125,4 @@ export {
   type ToolOutput,
 } from "./tool.js";
 export { isToolInputError, ToolInputError } from "./tool-input-error.js";
+export { isStandardSchema, type ToolInputStandardSchema } from "./tool-schema.js";

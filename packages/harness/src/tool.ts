@@ -1,9 +1,11 @@
+import type { StandardSchemaV1 } from "@standard-schema/spec";
 import type { ContentBlock } from "./content.js";
 import type { AgentIdentity, ToolContext } from "./context.js";
 import { type Enabled, isEnabledOption } from "./enabled.js";
 import { DeclarationError } from "./errors.js";
 import { deepFreeze, findNonJson, type JsonObject, type JsonValue } from "./json.js";
 import type { BindingHandle } from "./resource.js";
+import { isStandardSchema, standardInputJsonSchema, type ToolInputStandardSchema } from "./tool-schema.js";
 
 /**
  * What a tool may return: a string (one text block), content blocks, `{ content, isError }`,
@@ -45,7 +47,12 @@ export interface ToolDefinition<Input = any> {
   /** Letters, digits, `_` and `-`, at most 64 characters (what every provider accepts). */
   readonly name: string;
   readonly description: string;
-  /** A JSON Schema for the input; input is validated against it before any permission question. Default: an object with no declared properties. */
+  /**
+   * The input's JSON Schema, checked before any permission question. `defineTool` also takes a Standard Schema here (Zod 4, Valibot,
+   * ArkType): it types the input, validates it with its own `~standard.validate`, and is shown
+   * to the model through its Standard JSON Schema conversion. Default: an object with no
+   * declared properties.
+   */
   readonly inputSchema?: JsonObject;
   /** Declare only when the whole tool has no effects: read-only tools may run in parallel and are allowed by every preset. Default false. */
   readonly readOnly?: boolean;
@@ -73,7 +80,10 @@ export interface ToolDefinition<Input = any> {
 /** A declared tool: a frozen value holding its contract and implementation. */
 export interface Tool<Input = any> extends ToolDefinition<Input> {
   readonly kind: "tool";
+  /** The JSON Schema the model is shown (a Standard Schema's conversion, for one given). */
   readonly inputSchema: JsonObject;
+  /** The Standard Schema given as `inputSchema`, which validates the input; undefined for a JSON Schema. */
+  readonly inputStandardSchema?: ToolInputStandardSchema<Input>;
   readonly readOnly: boolean;
   readonly idempotent: boolean;
 }
@@ -97,8 +107,26 @@ export function assertToolName(name: unknown, where: string): asserts name is st
   }
 }
 
-/** Declares a tool. The result is frozen; declaring it runs nothing. */
-export function defineTool<Input = any>(definition: ToolDefinition<Input>): Tool<Input> {
+/** A tool definition whose input type comes from its `inputSchema`. */
+type SchemaTypedDefinition<Schema, Input> = Omit<ToolDefinition<Input>, "inputSchema"> & {
+  readonly inputSchema: Schema;
+};
+
+/**
+ * Declares a tool. The result is frozen; declaring it runs nothing. `execute`'s input is typed
+ * from a Standard Schema's output, or by the type argument (`defineTool<{ path: string }>(...)`,
+ * or `defineTool<FromSchema<typeof schema>>(...)` for a JSON Schema written `as const`, with
+ * json-schema-to-ts); otherwise it is `any`.
+ *
+ * @throws DeclarationError for a bad name, description, schema or option.
+ */
+export function defineTool<Schema extends StandardSchemaV1>(
+  definition: SchemaTypedDefinition<Schema, StandardSchemaV1.InferOutput<Schema>>,
+): Tool<StandardSchemaV1.InferOutput<Schema>>;
+export function defineTool<Input = any>(definition: ToolDefinition<Input>): Tool<Input>;
+export function defineTool(
+  definition: Omit<ToolDefinition, "inputSchema"> & { readonly inputSchema?: JsonObject | ToolInputStandardSchema },
+): Tool {
   assertToolName(definition?.name, "defineTool");
   const where = `defineTool("${definition.name}")`;
   if (typeof definition.description !== "string") throw new DeclarationError(`${where}: description must be a string.`);
@@ -115,7 +143,10 @@ export function defineTool<Input = any>(definition: ToolDefinition<Input>): Tool
   if (definition.idempotent !== undefined && typeof definition.idempotent !== "boolean") {
     throw new DeclarationError(`${where}: idempotent must be a boolean.`);
   }
-  const inputSchema = definition.inputSchema ?? { type: "object", properties: {} };
+  const standard = isStandardSchema(definition.inputSchema) ? definition.inputSchema : undefined;
+  const inputSchema = standard
+    ? standardInputJsonSchema(standard, where)
+    : ((definition.inputSchema as JsonObject | undefined) ?? { type: "object", properties: {} });
   if (inputSchema === null || typeof inputSchema !== "object" || Array.isArray(inputSchema)) {
     throw new DeclarationError(`${where}: inputSchema must be a JSON Schema object.`);
   }
@@ -128,9 +159,10 @@ export function defineTool<Input = any>(definition: ToolDefinition<Input>): Tool
     ...definition,
     kind: "tool",
     inputSchema: deepFreeze(structuredClone(inputSchema)),
+    ...(standard ? { inputStandardSchema: standard } : {}),
     readOnly: definition.readOnly ?? false,
     idempotent: definition.idempotent ?? false,
-  } as Tool<Input>);
+  } as Tool);
 }
 
 /** Refers to a tool the host registers under `name`; a missing name fails when a Session opens. */

@@ -80,7 +80,7 @@ describe("openaiCompatible at the output limit", () => {
 
   it("settles a cut-off tool call with an error the model reads, and the Run goes on", async () => {
     const saved: JsonValue[] = [];
-    const save = defineTool({
+    const save = defineTool<JsonValue>({
       name: "save",
       description: "Save a note",
       inputSchema: { type: "object", properties: { name: { type: "string" }, text: { type: "string" } } },

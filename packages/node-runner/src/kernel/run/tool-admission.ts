@@ -59,13 +59,14 @@ export async function admitCall(
   }
   if (input === undefined) return { input: item.input, admission: frozenJsonCopy(admission as JsonValue) };
   const replaced = frozenJsonCopy(input as JsonValue);
-  const problem = item.tool.validate(replaced);
-  if (problem) {
+  const checked = await item.tool.validate(replaced);
+  if (checked.problem !== undefined) {
     return {
       refused: errorResult(
-        `Tool "${name}" could not admit the call: the input its admit returned is invalid: ${problem}.`,
+        `Tool "${name}" could not admit the call: the input its admit returned is invalid: ${checked.problem}.`,
       ),
     };
   }
-  return { input: replaced, admission: frozenJsonCopy(admission as JsonValue) };
+  const validated = checked.input === replaced ? replaced : frozenJsonCopy(checked.input);
+  return { input: validated, admission: frozenJsonCopy(admission as JsonValue) };
 }

@@ -81,7 +81,7 @@ export async function runToolBatch(
   }
   let settled: SessionRecord[] = [];
   try {
-    const prepared = calls.map((call) => prepare(session, call, context));
+    const prepared = await Promise.all(calls.map((call) => prepare(session, call, context)));
     const saving: Saving = prepared.every((item) => "settled" in item || item.tool.tool.readOnly)
       ? "ahead"
       : "durable-intents";
@@ -156,7 +156,7 @@ function malformedMessage(call: ToolCall, stopReason: StopReason | undefined): s
     : `The arguments of the call to "${call.name}" were not valid JSON, so it did not run; send it again with a JSON object that matches the tool's input schema.`;
 }
 
-function prepare(session: SessionContext, call: ToolCall, context: BatchContext): Prepared {
+async function prepare(session: SessionContext, call: ToolCall, context: BatchContext): Promise<Prepared> {
   const bound = session.tools.get(call.name);
   const open = context.resume ? session.history.open.get(call.id) : undefined;
   // A call that may have run is never re-run silently, whatever is visible now; a read-only
@@ -191,14 +191,18 @@ function prepare(session: SessionContext, call: ToolCall, context: BatchContext)
     // The receipt keeps the text the model wrote, so the failure can be read back.
     return { call, settled: errorResult(malformedMessage(call, context.stopReason)), input: call.malformedInput };
   }
-  const input = frozenJsonCopy(call.input);
-  const problem = bound.validate(input);
-  if (problem) {
+  const given = frozenJsonCopy(call.input);
+  const checked = await bound.validate(given);
+  if (checked.problem !== undefined) {
     return {
       call,
-      settled: errorResult(`Invalid input for tool "${call.name}": ${problem}. Correct the input and call it again.`),
+      settled: errorResult(
+        `Invalid input for tool "${call.name}": ${checked.problem}. Correct the input and call it again.`,
+      ),
     };
   }
+  // A Standard Schema may answer another value (defaults, coercions): the call goes on with it.
+  const input = checked.input === given ? given : frozenJsonCopy(checked.input);
   return open ? prepareInterrupted(open, bound, input) : { call, tool: bound, input };
 }
 

@@ -147,7 +147,9 @@ function optionPlugins(options: Pick<NodeRunnerOptions, "store" | "approval">): 
   }
   if (options.approval !== undefined) {
     if (typeof options.approval?.apply !== "function") {
-      throw new InvalidOptionsError("approval must be a plugin that registers an approval adapter, e.g. terminalApproval().");
+      throw new InvalidOptionsError(
+        "approval must be a plugin that registers an approval adapter, e.g. terminalApproval().",
+      );
     }
     plugins.push(options.approval);
   }

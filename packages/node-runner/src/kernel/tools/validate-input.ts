@@ -1,9 +1,15 @@
-import type { JsonValue, Tool } from "@castellan/harness";
-import { DeclarationError } from "@castellan/harness";
+import type { JsonValue, Tool, ToolInputStandardSchema } from "@castellan/harness";
+import { DeclarationError, findNonJson } from "@castellan/harness";
 import type { Ajv as AjvInstance, ValidateFunction } from "ajv";
 
-/** Checks a tool input; returns undefined when valid, or a message for the model. */
-export type InputValidator = (input: JsonValue) => string | undefined;
+/** What a validator found: the input the call goes on with, or why it is invalid (for the model). */
+export type InputCheck = { readonly input: JsonValue; readonly problem?: undefined } | { readonly problem: string };
+
+/**
+ * Checks a tool input. A JSON Schema keeps the input as given; a Standard Schema's output
+ * replaces it (defaults filled in, values coerced), as an `admit` replacement does.
+ */
+export type InputValidator = (input: JsonValue) => InputCheck | Promise<InputCheck>;
 
 // The JSON Schema engine is loaded and made when the first Session with tools opens, not when
 // the package is imported: loading ajv and compiling its meta-schemas costs tens of
@@ -49,6 +55,7 @@ function validatorOf(ajv: AjvInstance, schema: object): ValidateFunction {
  * `loadInputValidation` first: the Session's admission does.
  */
 export function compileInputValidator(tool: Tool): InputValidator {
+  if (tool.inputStandardSchema) return standardValidator(tool.inputStandardSchema);
   const ajv = engine;
   if (!ajv) throw new Error("compileInputValidator was called before loadInputValidation resolved.");
   let check: ValidateFunction;
@@ -60,9 +67,31 @@ export function compileInputValidator(tool: Tool): InputValidator {
       { cause: error },
     );
   }
+  return (input) => (check(input) ? { input } : { problem: ajv.errorsText(check.errors, { dataVar: "input" }) });
+}
+
+/**
+ * A Standard Schema's own validation, with its issues written the way ajv writes errors
+ * (`input/path message`, joined by ", ") so the model reads one shape whichever schema a tool uses.
+ */
+function standardValidator(schema: ToolInputStandardSchema): InputValidator {
+  const settle = (result: Awaited<ReturnType<ToolInputStandardSchema["~standard"]["validate"]>>): InputCheck => {
+    if (result.issues) {
+      const problems = result.issues.map((issue) => {
+        const path = (issue.path ?? [])
+          .map((segment) => String(typeof segment === "object" ? segment.key : segment))
+          .join("/");
+        return `${path ? `input/${path}` : "input"} ${issue.message}`;
+      });
+      return { problem: problems.join(", ") || "input is invalid" };
+    }
+    const nonJson = findNonJson(result.value);
+    if (nonJson !== undefined) return { problem: `the schema's output is not JSON at ${nonJson}` };
+    return { input: result.value as JsonValue };
+  };
   return (input) => {
-    if (check(input)) return undefined;
-    return ajv.errorsText(check.errors, { dataVar: "input" });
+    const result = schema["~standard"].validate(input);
+    return result instanceof Promise ? result.then(settle) : settle(result);
   };
 }
 
