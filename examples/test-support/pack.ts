@@ -34,6 +34,11 @@ export interface PackedConsumerOptions {
   readonly dependencies?: Readonly<Record<string, string>>;
   /** Directories (absolute paths) copied into the consumer whole, keeping their names; default none. */
   readonly directories?: readonly string[];
+  /**
+   * The packages' tarballs already packed (absolute paths, e.g. what `npm run pack` wrote),
+   * used instead of packing them here; default: `npm pack` runs for {@link packages}.
+   */
+  readonly packed?: readonly string[];
 }
 
 /** What the compiler read for a consumer's typecheck that found no error. */
@@ -75,17 +80,21 @@ export async function createPackedConsumer(
     const directory = join(work, "consumer");
     await mkdir(tarballs);
     await mkdir(directory);
-    await exec(
-      npm,
-      [
-        "pack",
-        "--silent",
-        ...names.flatMap((name) => ["--workspace", `packages/${name}`]),
-        "--pack-destination",
-        tarballs,
-      ],
-      { cwd: workspaceRoot },
-    );
+    if (options.packed) {
+      for (const tarball of options.packed) await copyFile(tarball, join(tarballs, basename(tarball)));
+    } else {
+      await exec(
+        npm,
+        [
+          "pack",
+          "--silent",
+          ...names.flatMap((name) => ["--workspace", `packages/${name}`]),
+          "--pack-destination",
+          tarballs,
+        ],
+        { cwd: workspaceRoot },
+      );
+    }
     const packed = await readdir(tarballs);
     const installed: LocalTarball[] = [];
     for (const name of names) {
