@@ -125,4 +125,11 @@ export {
   type ToolOutput,
 } from "./tool.js";
 export { isToolInputError, ToolInputError } from "./tool-input-error.js";
+export type {
+  ParentToolCall,
+  ToolPermissionContext,
+  ToolPermissionContribution,
+  ToolPermissionDecision,
+  ToolPermissionRequest,
+} from "./tool-permission.js";
 export { isStandardSchema, type ToolInputStandardSchema } from "./tool-schema.js";

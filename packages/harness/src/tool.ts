@@ -5,6 +5,7 @@ import { type Enabled, isEnabledOption } from "./enabled.js";
 import { DeclarationError } from "./errors.js";
 import { deepFreeze, findNonJson, type JsonObject, type JsonValue } from "./json.js";
 import type { BindingHandle } from "./resource.js";
+import type { ToolPermissionContext, ToolPermissionContribution, ToolPermissionRequest } from "./tool-permission.js";
 import { isStandardSchema, standardInputJsonSchema, type ToolInputStandardSchema } from "./tool-schema.js";
 
 /**
@@ -74,6 +75,18 @@ export interface ToolDefinition<Input = any> {
    * `execute` must check again whatever can change meanwhile. Default: none.
    */
   admit?(input: Input, ctx: ToolAdmitContext): ToolAdmission<Input> | Promise<ToolAdmission<Input>>;
+  /**
+   * The tool's own permission rule: asked about each of its calls with the same request
+   * (input, admission, source, parent) and the same answers as a plugin's `toolPermission`
+   * hook, right after every plugin's hook; all answers merge (any `deny` wins, then `ask`,
+   * then `allow`), and the preset answers only when every one deferred. A throw denies the
+   * call. Lets an application's tool decide some of its own calls, as the built-in
+   * `command_session` allows polling the Session's own commands. Default: none.
+   */
+  permission?(
+    request: ToolPermissionRequest & { readonly input: Input },
+    ctx: ToolPermissionContext,
+  ): ToolPermissionContribution | Promise<ToolPermissionContribution>;
   execute(input: Input, ctx: ToolContext): Promise<ToolOutput> | ToolOutput;
 }
 
@@ -133,6 +146,9 @@ export function defineTool(
   if (typeof definition.execute !== "function") throw new DeclarationError(`${where}: execute must be a function.`);
   if (definition.admit !== undefined && typeof definition.admit !== "function") {
     throw new DeclarationError(`${where}: admit must be a function.`);
+  }
+  if (definition.permission !== undefined && typeof definition.permission !== "function") {
+    throw new DeclarationError(`${where}: permission must be a function.`);
   }
   if (!isEnabledOption(definition.enabled)) {
     throw new DeclarationError(`${where}: enabled must be a boolean or a function of the turn context.`);

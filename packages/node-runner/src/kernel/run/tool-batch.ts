@@ -1,4 +1,4 @@
-import type { JsonValue, RunEvent, StopReason, Tool, ToolCall, ToolResult } from "@castellan/harness";
+import type { JsonValue, RunEvent, StopReason, ToolCall, ToolResult } from "@castellan/harness";
 import { frozenJsonCopy } from "@castellan/harness";
 import { childUsageOf, isChildAgentTool } from "../children/child-tools.js";
 import { committedState, type SessionContext } from "../context/session-context.js";
@@ -6,16 +6,15 @@ import type { UsageBudget } from "../context/usage-budget.js";
 import { type OpenCall, unrecordedOutcome } from "../history/session-history.js";
 import type { RunJournal } from "../journal/run-journal.js";
 import { askApproval, decidePermission, type PermissionOutcome, type PermissionPolicy } from "../permissions/decide.js";
-import type { ToolApprovalRequest } from "../permissions/types.js";
+import type { ToolApprovalRequest, ToolPermissionHook } from "../permissions/types.js";
 import type { ChildUsage, SessionRecord } from "../store/records.js";
 import type { BoundTool } from "../tools/bind-tools.js";
 import { errorResult } from "../tools/tool-output.js";
-import { toolPermissionHookOf } from "../tools/tool-permission-hooks.js";
 import { abortable } from "../util/abortable.js";
 import { BatchState } from "./batch-state.js";
 import { notifyStateChanged } from "./state-notify.js";
 import { admitCall } from "./tool-admission.js";
-import { describe, executeTool, type ToolExecution } from "./tool-execution.js";
+import { describe, executeTool, resourcesOf, type ToolExecution } from "./tool-execution.js";
 
 type LocalTool = Extract<BoundTool, { kind: "local" }>;
 
@@ -383,7 +382,7 @@ async function decide(
       );
     } else {
       outcome = await abortable(
-        decidePermission(request, policyFor(session.policy, item.tool.tool), {
+        decidePermission(request, policyFor(session, item), {
           description: item.tool.tool.description,
           signal,
           approvalLog,
@@ -410,10 +409,15 @@ async function decide(
   return errorResult(`Permission denied for tool "${item.call.name}": ${outcome.reason ?? "denied"}`);
 }
 
-/** The Session's policy, with the tool's own permission hook (if it carries one) asked after the Runner's. */
-function policyFor(policy: PermissionPolicy, tool: Tool): PermissionPolicy {
-  const own = toolPermissionHookOf(tool);
-  return own ? { ...policy, hooks: [...policy.hooks, own] } : policy;
+/** The Session's policy, with the tool's own `permission` (if it declares one) asked after the plugins' hooks. */
+function policyFor(session: SessionContext, item: ToolExecution): PermissionPolicy {
+  const tool = item.tool.tool;
+  const own = tool.permission;
+  if (!own) return session.policy;
+  const resources = resourcesOf(session, item);
+  const hook: ToolPermissionHook = (request, { signal }) =>
+    own.call(tool, request, { signal, sandbox: session.sandbox, resources });
+  return { ...session.policy, hooks: [...session.policy.hooks, hook] };
 }
 
 /** The receipt field of a child-agent call's usage, if its result carries any. */

@@ -50,6 +50,13 @@ export function createCommandSessionTool(runtimeOf: CommandRuntimeOf): Tool<Comm
       const admission: CommandSessionAdmission = { policyKey: "command_session", commandId };
       return { admission: { ...admission } };
     },
+    // The process was approved once, when it was launched: its own Session polls and stops it freely.
+    permission(request, ctx) {
+      const admission = request.admission as { policyKey?: unknown; commandId?: unknown } | null | undefined;
+      if (admission?.policyKey !== "command_session" || typeof admission.commandId !== "string") return "defer";
+      const runtime = runtimeOf({ sessionId: request.sessionId, sandbox: ctx.sandbox, resources: ctx.resources });
+      return runtime.handles.knows(request.sessionId, admission.commandId) ? "allow" : "defer";
+    },
     execute: (input, ctx) => reportOrRefusal(() => runtimeOf(ctx).act(input.commandId, input.action, ctx)),
   });
 }

@@ -1,4 +1,3 @@
-import type { ToolPermissionRequest } from "../../../kernel/permissions/types.js";
 import type { NodeRunnerHost, NodeRunnerPlugin } from "../../../kernel/runner/plugin.js";
 import { createCommandSessionTool } from "./command-session-tool.js";
 import { createExecCommandTool } from "./exec-command-tool.js";
@@ -69,16 +68,8 @@ export function createCommandSessionPlugin(options: CommandSessionOptions): Comm
 
 /** Registers both tools and the hooks of a command session over `runtime`; shared with the sandboxed plugin. */
 export function applyCommandSession(host: NodeRunnerHost, runtime: CommandSessionRuntime): void {
-  const allowOwnHandle = (request: ToolPermissionRequest) => {
-    const admission = request.admission as { policyKey?: unknown; commandId?: unknown } | null | undefined;
-    if (request.toolName !== "command_session" || admission?.policyKey !== "command_session") return "defer";
-    return typeof admission.commandId === "string" && runtime.handles.knows(request.sessionId, admission.commandId)
-      ? "allow"
-      : "defer";
-  };
   host.registerTool(createExecCommandTool(() => runtime));
   host.registerTool(createCommandSessionTool(() => runtime));
-  host.hooks.toolPermission(allowOwnHandle);
   // Per-request context, never history: compaction requests run no beforeModel hook.
   host.hooks.beforeModel((request, info) => {
     const block = runtime.observations.render(info.sessionId);

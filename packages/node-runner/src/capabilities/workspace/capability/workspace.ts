@@ -13,7 +13,6 @@ import {
   ToolInputError,
 } from "@castellan/harness";
 import { builtinSectionText } from "../../../kernel/prompts/builtin-prompts.js";
-import { withToolPermissionHook } from "../../../kernel/tools/tool-permission-hooks.js";
 import { bindWorkspaceRootSync, type WorkspaceRoot } from "../../../platform/paths/root.js";
 import { WorkspaceRootError } from "../../../platform/paths/root-error.js";
 import { CommandNotFoundError } from "../../../platform/process/index.js";
@@ -257,18 +256,7 @@ export function workspace(options: WorkspaceOptions): WorkspaceCapability {
   tools.push(workspaceImageTool((call) => sessionOf(call).root, resolved.maxImageBytes));
   if (commandsRun) {
     tools.push(createExecCommandTool(commandsOf));
-    tools.push(
-      withToolPermissionHook(createCommandSessionTool(commandsOf), (request) => {
-        // The process was approved once, when it was launched: its own Session polls and stops it freely.
-        const admission = request.admission as { policyKey?: unknown; commandId?: unknown } | null | undefined;
-        if (admission?.policyKey !== "command_session" || typeof admission.commandId !== "string") return "defer";
-        const commandId = admission.commandId;
-        const own = [...(byId.get(request.sessionId) ?? [])].some((session) =>
-          session.commands?.handles.knows(request.sessionId, commandId),
-        );
-        return own ? "allow" : "defer";
-      }),
-    );
+    tools.push(createCommandSessionTool(commandsOf));
   }
   if (resolved.network.allowRequests) {
     tools.push(
