@@ -63,7 +63,15 @@ describe("the packed session example", () => {
       "@castellan/models/openrouter",
       "@castellan/models/testing",
       "@castellan/node-runner",
+      "@castellan/node-runner/browser",
+      "@castellan/node-runner/children",
+      "@castellan/node-runner/commands",
+      "@castellan/node-runner/goals",
+      "@castellan/node-runner/mcp",
       "@castellan/node-runner/sandbox-worker",
+      "@castellan/node-runner/skills",
+      "@castellan/node-runner/tasks",
+      "@castellan/node-runner/workspace",
     ]);
     for (const [specifier, functions] of Object.entries(found)) expect(functions, specifier).toBeGreaterThan(0);
     // The tarball ships the compiled sandbox worker at its fixed entry: no build step for consumers.

@@ -1,8 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { createRedactor, type JsonObject, type Redactor, type ToolContext, type ToolResult } from "@castellan/harness";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ElicitRequestSchema, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { loadInputValidation, validateAgainst } from "../../kernel/tools/validate-input.js";
 import { resolveEnvironmentPolicy } from "../../platform/environment/environment-policy.js";
 import { McpCatalogTooLargeError, McpStartError } from "./errors.js";
@@ -15,6 +14,7 @@ import {
   type ResolvedMcpOptions,
 } from "./options.js";
 import { convertResult } from "./results.js";
+import { loadMcpSdk, mcpSdk } from "./sdk.js";
 import { StdioServerProcess } from "./stdio-process.js";
 import { checkServerUrl } from "./url.js";
 
@@ -102,6 +102,7 @@ export class McpConnection {
   static async open(options: ResolvedMcpOptions, params: JsonObject, signal: AbortSignal): Promise<McpConnection> {
     const { serverName } = options;
     const at = `mcp "${serverName}"`;
+    const { Client, StreamableHTTPClientTransport } = await loadMcpSdk();
     let stdio: StdioServerProcess | undefined;
     let http: StreamableHTTPClientTransport | undefined;
     let secrets: string[] = [];
@@ -223,7 +224,7 @@ export class McpConnection {
     if (options.elicitation) {
       await loadInputValidation();
       client.setRequestHandler(
-        ElicitRequestSchema,
+        mcpSdk().ElicitRequestSchema,
         async (request) => (await connection.#elicit(request.params as Record<string, unknown>)) as never,
       );
     }
@@ -272,6 +273,7 @@ export class McpConnection {
           `The MCP server "${serverName}" exited during the call (${ended.signal ? `signal ${ended.signal}` : `exit code ${ended.code}`}).${stderr ? ` Its stderr ends:\n${stderr}` : ""}`,
         );
       }
+      const { ErrorCode, McpError } = mcpSdk();
       if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
         return failure(
           "mcp_call_timeout",
@@ -316,8 +318,8 @@ export class McpConnection {
     }
     const problem = validateAgainst(requestedSchema as object, content);
     if (problem)
-      throw new McpError(
-        ErrorCode.InvalidParams,
+      throw new (mcpSdk().McpError)(
+        mcpSdk().ErrorCode.InvalidParams,
         `The elicitation answer does not fit the requested schema: ${problem}`,
       );
     return { action: "accept", content };

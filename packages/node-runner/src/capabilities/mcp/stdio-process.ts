@@ -1,11 +1,11 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { guardGroup, unguardGroup } from "../../platform/process/exit-guard.js";
 import { signalGroup, terminateGroup } from "../../platform/process/process-group.js";
 import { McpMessageTooLargeError } from "./errors.js";
 import { LineReader, maxMessageBytes } from "./line-reader.js";
+import { mcpSdk } from "./sdk.js";
 
 /** Bytes of the server's stderr kept, for error results and start failures. */
 export const stderrTailBytes = 8_192;
@@ -112,7 +112,7 @@ export class StdioServerProcess implements Transport {
           if (line.trim() === "") return;
           let message: JSONRPCMessage;
           try {
-            message = deserializeMessage(line);
+            message = mcpSdk().deserializeMessage(line);
           } catch (error) {
             this.onerror?.(error as Error);
             return;
@@ -151,7 +151,7 @@ export class StdioServerProcess implements Transport {
     const stdin = this.#child?.stdin;
     if (!stdin || this.#exit || stdin.destroyed) return Promise.reject(new Error("The MCP server is not running."));
     return new Promise((resolve, reject) => {
-      stdin.write(serializeMessage(message), (error) => (error ? reject(error) : resolve()));
+      stdin.write(mcpSdk().serializeMessage(message), (error) => (error ? reject(error) : resolve()));
     });
   }
 

@@ -1,7 +1,9 @@
 import type { JsonValue } from "@castellan/harness";
 import { skillNamePattern } from "@castellan/harness";
-import { parse as parseYaml } from "yaml";
 import { SkillInvalidError } from "../../kernel/skills/errors.js";
+import { lazyModule } from "../../platform/modules/lazy-module.js";
+
+const yaml = lazyModule<typeof import("yaml")>("yaml");
 
 /** Largest SKILL.md, in bytes. */
 export const maxSkillFileBytes = 131_072;
@@ -62,7 +64,7 @@ export function parseSkillFile(bytes: Uint8Array, file: string, directoryName: s
   }
   let data: unknown;
   try {
-    data = parseYaml(text.slice(4, close + 1));
+    data = yaml().parse(text.slice(4, close + 1));
   } catch (error) {
     throw new SkillInvalidError(
       file,

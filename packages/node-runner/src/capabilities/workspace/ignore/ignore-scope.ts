@@ -1,8 +1,11 @@
-import ignore, { type Ignore } from "ignore";
+import type { Ignore } from "ignore";
+import { lazyModule } from "../../../platform/modules/lazy-module.js";
 import type { WorkspaceDirent } from "../../../platform/paths/operations.js";
 import { castellanStateDirectories, foldName } from "../../../platform/paths/protected-entries.js";
 import { absolutePath, type WorkspaceRoot } from "../../../platform/paths/root.js";
 import { defaultMaxRulesFileBytes, readRulesFile } from "./read-rules-file.js";
+
+const ignore = lazyModule<typeof import("ignore")>("ignore");
 
 /** Name of the per-directory rules file. */
 export const rulesFileName = ".gitignore";
@@ -165,7 +168,7 @@ function levelsFor(scope: IgnoreScope, directory: readonly string[]): readonly L
 
 function rulesOf(text: string | undefined): Ignore | undefined {
   if (text === undefined) return undefined;
-  const rules = ignore({ allowRelativePaths: true }).add(text);
+  const rules = ignore()({ allowRelativePaths: true }).add(text);
   // A file of only comments and blank lines adds no level.
   return text.split(/\r?\n/).some((line) => line.trim() !== "" && !line.startsWith("#")) ? rules : undefined;
 }

@@ -1,8 +1,10 @@
 import { ToolInputError } from "@castellan/harness";
-import picomatch from "picomatch";
 import { checkWorkspacePath } from "../../../kernel/workspace-path/check-path.js";
+import { lazyModule } from "../../../platform/modules/lazy-module.js";
 import { defaultMaxRulesFileBytes } from "../ignore/read-rules-file.js";
 import { maxQueryBytes, type SearchEngine, type SearchWorkspaceInput, type SearchWorkspaceOptions } from "./types.js";
+
+const picomatch = lazyModule<typeof import("picomatch")>("picomatch");
 
 /** A search's input, checked: what the engines work from. */
 export interface SearchRequest {
@@ -110,7 +112,7 @@ function globMatcher(glob: unknown): (path: string) => boolean {
   try {
     // Options chosen so a glob means what it says: no {a,b} or @(...) syntax, no leading-!
     // negation, dotfiles included, an unclosed [ an error rather than a literal.
-    return picomatch(glob, {
+    return picomatch()(glob, {
       dot: true,
       nobrace: true,
       noextglob: true,
