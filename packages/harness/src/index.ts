@@ -112,6 +112,7 @@ export {
 } from "./resource.js";
 export type { SandboxContribution, SandboxDeclaration, SandboxLease, SandboxOpenOptions } from "./sandbox.js";
 export { assertSkillBinding, type SkillBinding, type SkillDeclaration, skillNamePattern } from "./skill.js";
+export { cutUtf8, cutUtf8Tail, errorMessage } from "./text.js";
 export {
   defineTool,
   type HostToolReference,

@@ -3,6 +3,7 @@ import type { Enabled } from "./enabled.js";
 import { CastellanError } from "./errors.js";
 import type { Placement, Section } from "./instructions.js";
 import { type DeclarationSource, isEnabled, type Program, type ProgramSection, type ProgramTool } from "./program.js";
+import { errorMessage } from "./text.js";
 
 /** A section as projected for one turn. */
 export interface ProjectedSection {
@@ -113,7 +114,7 @@ function guard<T>(what: string, run: () => T): T {
     return run();
   } catch (error) {
     if (error instanceof CastellanError && error.code === "resource_pending") throw error;
-    throw new ProjectionError(`Projecting ${what} failed: ${error instanceof Error ? error.message : String(error)}`, {
+    throw new ProjectionError(`Projecting ${what} failed: ${errorMessage(error)}`, {
       cause: error,
     });
   }

@@ -50,6 +50,7 @@ export {
   ToolBindingError,
   ToolExecutionHostError,
 } from "./kernel/errors/errors.js";
+export { makePrivateDirectory, writePrivateFileAtomically } from "./kernel/files/private-files.js";
 export { unrecordedOutcome } from "./kernel/history/session-history.js";
 export type { StateWrite } from "./kernel/history/state-fold.js";
 export type { UsageEntry, UsageReport, UsageTotals } from "./kernel/history/usage-ledger.js";

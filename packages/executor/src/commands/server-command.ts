@@ -1,4 +1,4 @@
-import { CastellanError } from "@castellan/harness";
+import { CastellanError, errorMessage } from "@castellan/harness";
 import { runSessionCommand, type Session } from "@castellan/node-runner";
 import { OutputTail } from "./output-tail.js";
 
@@ -80,7 +80,7 @@ export async function runServerCommand(session: Session, request: ServerCommandR
   } catch (error) {
     const code = error instanceof CastellanError ? error.code : undefined;
     if (code === "command_aborted" || request.signal.aborted) return done("aborted", 130, "(stopped with the job)");
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     return done("spawn-failed", 127, `(the command could not be started: ${message})`);
   } finally {
     if (heartbeat) clearInterval(heartbeat);

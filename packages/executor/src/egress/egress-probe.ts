@@ -1,3 +1,4 @@
+import { errorMessage } from "@castellan/harness";
 import { shellArgument as shellQuote } from "@castellan/node-runner";
 import type { ProbeRunner } from "../inventory/environment-inventory.js";
 import { type EgressTarget, parseEgressTarget } from "./egress-target.js";
@@ -77,7 +78,7 @@ export async function probeEgress(
   } catch (error) {
     return {
       state: "undetermined",
-      reason: `the egress check could not be run: ${error instanceof Error ? error.message : String(error)}`,
+      reason: `the egress check could not be run: ${errorMessage(error)}`,
     };
   }
   let answer: { address?: unknown; name?: unknown; error?: unknown };

@@ -1,4 +1,5 @@
 import { mkdir } from "node:fs/promises";
+import { errorMessage } from "@castellan/harness";
 import { type DetachedProcess, spawnDetached } from "@castellan/node-runner";
 import type { Redactor } from "../redactor.js";
 
@@ -60,7 +61,7 @@ export function runGit(args: readonly string[], cwd: string, context: GitContext
     try {
       child = (context.spawn ?? spawnDetached)("git", full, { cwd, env: { ...context.env, GIT_TERMINAL_PROMPT: "0" } });
     } catch (error) {
-      reject(failed(error instanceof Error ? error.message : String(error), null));
+      reject(failed(errorMessage(error), null));
       return;
     }
     const stdout: Buffer[] = [];

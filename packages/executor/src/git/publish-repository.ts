@@ -1,7 +1,7 @@
 import { constants } from "node:fs";
 import { open, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { makePrivateDirectory } from "../files/private-files.js";
+import { makePrivateDirectory } from "@castellan/node-runner";
 import type { CheckoutGit, CheckoutGitCallOptions } from "./checkout-git.js";
 import { GitCommandError, type GitContext, runGit } from "./git.js";
 

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { join } from "node:path";
+import { errorMessage } from "@castellan/harness";
 import { setBackgroundPriority } from "@castellan/node-runner";
 import { defaultModelFactory } from "../agent/model-factory.js";
 import { type ExecutorServerOptions, type ResolvedExecutorOptions, resolveExecutorOptions } from "../config/options.js";
@@ -150,7 +151,7 @@ export function createExecutorServer(options: ExecutorServerOptions = {}): Execu
       registry.forget(report.jobs);
       if (report.jobs.length > 0 || report.transcripts.length > 0) log({ kind: "executor-swept", ...report });
     } catch (error) {
-      log({ kind: "executor-sweep-failed", message: error instanceof Error ? error.message : String(error) });
+      log({ kind: "executor-sweep-failed", message: errorMessage(error) });
     }
   }
 

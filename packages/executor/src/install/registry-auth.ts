@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { writePrivateFileAtomically } from "../files/private-files.js";
+import { writePrivateFileAtomically } from "@castellan/node-runner";
 
 /** A private package registry of the body. */
 export interface PackageRegistry {

@@ -2,7 +2,13 @@ import { randomBytes } from "node:crypto";
 import { rm, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { JsonValue, RunEvent } from "@castellan/harness";
-import { type RefusedGitConfig, resolveEnvironmentPolicy, SandboxUnavailableError } from "@castellan/node-runner";
+import { cutUtf8, errorMessage } from "@castellan/harness";
+import {
+  makePrivateDirectory,
+  type RefusedGitConfig,
+  resolveEnvironmentPolicy,
+  SandboxUnavailableError,
+} from "@castellan/node-runner";
 import type { BodyModel, ModelFactory } from "../agent/model-factory.js";
 import { jobCapabilities } from "../capabilities/job-capabilities.js";
 import { materializeSkills } from "../capabilities/skill-files.js";
@@ -12,7 +18,6 @@ import type { ContextImageKind, ContextStaging } from "../context/context-stagin
 import { designImagesCorrection } from "../context/design-images-correction.js";
 import { screenshotsBlock } from "../context/screenshots-block.js";
 import { stageContextImages } from "../context/stage-context-images.js";
-import { makePrivateDirectory } from "../files/private-files.js";
 import { SandboxedCheckoutGit } from "../git/checkout-git.js";
 import { GitCommandError, prepareHooksPath, type SpawnProcess } from "../git/git.js";
 import { gitAuthEnvironment } from "../git/git-auth.js";
@@ -85,15 +90,6 @@ export interface AgentJobOptions {
 
 /** The marker of a transcript directory the retention sweep may delete. */
 export const retainedMarker = ".castellan-retained";
-
-function cutUtf8(text: string, bytes: number): string {
-  const buffer = Buffer.from(text, "utf8");
-  if (buffer.length <= bytes) return text;
-  let end = bytes;
-  // Back off to the start of a character.
-  while (end > 0 && ((buffer[end] as number) & 0xc0) === 0x80) end--;
-  return buffer.subarray(0, end).toString("utf8");
-}
 
 /**
  * The server's job runner, by `work.kind`. A `coder` job, phase by phase: a shallow
@@ -402,7 +398,7 @@ export function agentJob(options: AgentJobOptions): JobRunner {
       await pass();
       /** What every kind's result ends with: the agent's last answer, the install, the effort, the notes. */
       const closing = () => ({
-        summary: cutUtf8(redactor.scrub(lastText), maxSummaryBytes),
+        summary: cutUtf8(redactor.scrub(lastText), maxSummaryBytes).text,
         ...(install ? { install } : {}),
         ...(effort ? { effort } : {}),
         ...(notes.length > 0 ? { notes } : {}),
@@ -475,7 +471,7 @@ export function agentJob(options: AgentJobOptions): JobRunner {
       await work.update({ phase: "push" });
       const pushed = await (pusher as BranchPusher).push();
       const salvage = mergeSalvage(salvages);
-      const summary = cutUtf8(redactor.scrub(lastText), maxSummaryBytes);
+      const summary = cutUtf8(redactor.scrub(lastText), maxSummaryBytes).text;
       const facts = {
         ...(install ? { install } : {}),
         ...(salvage ? { salvage } : {}),
@@ -557,7 +553,7 @@ export function agentJob(options: AgentJobOptions): JobRunner {
         };
       const failure = jobFailureOf(error, options.inventory.measurements);
       if (failure) return failed(failure.code, failure.message, failure.evidence);
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       return failed(error instanceof GitCommandError ? "git-failed" : "agent-failed", message);
     } finally {
       watch.dispose();

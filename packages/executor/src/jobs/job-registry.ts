@@ -2,8 +2,9 @@ import { readdir, readFile, rm } from "node:fs/promises";
 import type { ServerResponse } from "node:http";
 import { join } from "node:path";
 import type { JsonValue, RunEvent } from "@castellan/harness";
+import { errorMessage } from "@castellan/harness";
+import { makePrivateDirectory, writePrivateFileAtomically } from "@castellan/node-runner";
 import { ExecutorRequestError } from "../errors.js";
-import { makePrivateDirectory, writePrivateFileAtomically } from "../files/private-files.js";
 import { logLine } from "../log.js";
 import { createRedactor, type Redactor } from "../redactor.js";
 import { JobEventLog } from "../telemetry/event-log.js";
@@ -256,9 +257,7 @@ export function createJobRegistry(options: JobRegistryOptions): JobRegistry {
     active.set(jobId, entry);
     entry.done = execute(jobId, body, entry)
       .catch((error: unknown) => {
-        const message = createRedactor(credentialsOf(body)).scrub(
-          error instanceof Error ? error.message : String(error),
-        );
+        const message = createRedactor(credentialsOf(body)).scrub(errorMessage(error));
         log({ kind: "job-record-failed", jobId, message });
       })
       .finally(() => {
@@ -323,7 +322,7 @@ export function createJobRegistry(options: JobRegistryOptions): JobRegistry {
       });
     } catch (error) {
       outcome = {
-        error: { code: "internal", message: redactor.scrub(error instanceof Error ? error.message : String(error)) },
+        error: { code: "internal", message: redactor.scrub(errorMessage(error)) },
       };
     }
     const state: JobState = entry.cancelRequested

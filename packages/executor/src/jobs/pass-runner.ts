@@ -1,4 +1,5 @@
 import type { Capability, JsonValue, RunEvent } from "@castellan/harness";
+import { errorMessage } from "@castellan/harness";
 import type { EnvironmentPolicy, NodeRunnerPlugin, SandboxFilesystemPolicy } from "@castellan/node-runner";
 import { runAgentPass } from "../agent/agent-pass.js";
 import type { BodyModel, ModelFactory } from "../agent/model-factory.js";
@@ -105,7 +106,7 @@ export async function runPass(
           context.log({
             kind: "job-checkpoint-failed",
             jobId: work.jobId,
-            message: error instanceof Error ? error.message : String(error),
+            message: errorMessage(error),
           }),
       })
     : undefined;
@@ -172,7 +173,7 @@ async function finalCheckpoint(context: PassContext, name: string): Promise<void
         committed: context.stopped.salvage.committed.length,
       });
     } catch (error) {
-      context.stopped.salvageError = error instanceof Error ? error.message : String(error);
+      context.stopped.salvageError = errorMessage(error);
       context.log({
         kind: "job-final-salvage-failed",
         jobId: context.work.jobId,
@@ -186,12 +187,12 @@ async function finalCheckpoint(context: PassContext, name: string): Promise<void
     context.stopped.checkpoint = { pushed: result.pushed, sha: result.sha };
     context.log({ kind: "job-final-checkpoint", jobId: context.work.jobId, pushed: result.pushed, sha: result.sha });
   } catch (error) {
-    context.stopped.checkpointError = error instanceof Error ? error.message : String(error);
+    context.stopped.checkpointError = errorMessage(error);
     context.log({
       kind: "job-final-checkpoint-failed",
       jobId: context.work.jobId,
       code: error instanceof JobFailure ? error.code : undefined,
-      message: error instanceof Error ? error.message : String(error),
+      message: errorMessage(error),
     });
   }
 }

@@ -1,5 +1,6 @@
 import { rm } from "node:fs/promises";
-import { makePrivateDirectory, writePrivateFileAtomically } from "../files/private-files.js";
+import { errorMessage } from "@castellan/harness";
+import { makePrivateDirectory, writePrivateFileAtomically } from "@castellan/node-runner";
 import { jobEnvironmentPolicy } from "../jobs/job-environment.js";
 import { withProbeSession } from "./probe-session.js";
 import { probeSandbox, type SandboxVerdict, sandboxVerdictOfError } from "./sandbox-probe.js";
@@ -74,6 +75,6 @@ export async function runBootSandboxCheck(
     await writePrivateFileAtomically(options.statusFile, `${JSON.stringify(record)}\n`);
     return { record };
   } catch (error) {
-    return { record, writeError: error instanceof Error ? error.message : String(error) };
+    return { record, writeError: errorMessage(error) };
   }
 }

@@ -1,4 +1,5 @@
 import { accessSync, constants, statSync } from "node:fs";
+import { errorMessage } from "@castellan/harness";
 import {
   SandboxUnavailableError,
   SandboxWorkerMissingError,
@@ -79,6 +80,6 @@ export function sandboxVerdictOfError(error: unknown): SandboxVerdict {
   }
   return {
     state: "undetermined",
-    reason: `the probe could not be run: ${firstLine(error instanceof Error ? error.message : String(error))}`,
+    reason: `the probe could not be run: ${firstLine(errorMessage(error))}`,
   };
 }

@@ -1,3 +1,4 @@
+import { errorMessage } from "@castellan/harness";
 import type { z } from "zod";
 import { readSentinelText } from "./read-sentinel.js";
 
@@ -28,7 +29,7 @@ export async function readJsonSentinel<Schema extends z.ZodType>(
   try {
     json = JSON.parse(file.text);
   } catch (error) {
-    return invalid(name, `is not JSON (${error instanceof Error ? error.message : String(error)})`);
+    return invalid(name, `is not JSON (${errorMessage(error)})`);
   }
   const parsed = schema.safeParse(json);
   if (parsed.success) return { state: "read", value: parsed.data };

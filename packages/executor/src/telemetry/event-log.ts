@@ -1,5 +1,5 @@
 import { chmod, appendFile as fsAppendFile, readFile } from "node:fs/promises";
-import { writePrivateFileAtomically } from "../files/private-files.js";
+import { writePrivateFileAtomically } from "@castellan/node-runner";
 import type { JobEvent } from "./job-events.js";
 
 /** What a job's event stream hands each published event to, with the ring it now retains. */

@@ -1,4 +1,5 @@
 import type { RunEvent } from "@castellan/harness";
+import { errorMessage } from "@castellan/harness";
 import type { CheckoutGit } from "../git/checkout-git.js";
 import type { JobWatch } from "./job-watch.js";
 import { familyOf, type ToolGuard } from "./tool-guard.js";
@@ -63,7 +64,7 @@ export function noEditProbe(context: {
         context.log?.({
           kind: "job-probe-failed",
           jobId: context.jobId,
-          message: error instanceof Error ? error.message : String(error),
+          message: errorMessage(error),
         });
         context.guard.rearm();
       } finally {

@@ -1,6 +1,6 @@
 // Turns what the SDK throws into ModelProviderErrors, at the boundary where it happens.
 import type { APIError } from "@anthropic-ai/sdk";
-import { createRedactor, type ModelErrorCode, ModelProviderError } from "@castellan/harness";
+import { createRedactor, errorMessage, type ModelErrorCode, ModelProviderError } from "@castellan/harness";
 import { errorCode } from "../shared/error-table.js";
 import { malformed } from "../shared/malformed.js";
 import { retryAfterMs } from "../shared/retry-after.js";
@@ -27,7 +27,7 @@ export function toModelError(error: unknown, apiKey: string): ModelProviderError
     return malformed(PROVIDER, "Anthropic sent an event that is not JSON.");
   }
   // Anything else was thrown while reading the response body: the connection failed.
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   return make("model_network", `The connection to Anthropic failed: ${message}`, apiKey, { cause: error });
 }
 

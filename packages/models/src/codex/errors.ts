@@ -1,6 +1,6 @@
 // Classifies every failure of a Responses call into a ModelProviderError at the boundary: from
 // HTTP status codes and the provider's error codes, never from message text.
-import { type ModelErrorCode, ModelProviderError, type Redactor } from "@castellan/harness";
+import { errorMessage, type ModelErrorCode, ModelProviderError, type Redactor } from "@castellan/harness";
 import type { APIError } from "openai";
 import { openaiSdk } from "../openai-compatible/sdk.js";
 import { errorCode, isFinal } from "../shared/error-table.js";
@@ -90,7 +90,7 @@ function classified(error: unknown, redact: Redactor, requestId: string | undefi
     return malformed(PROVIDER, "The Responses stream sent an event that is not valid JSON.", { requestId });
   }
   // Anything else while reading is the transport failing, e.g. undici's "terminated" on a reset.
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   return new ModelProviderError("model_network", `The Responses stream broke off: ${redact.scrub(message)}`, {
     provider: PROVIDER,
     ...(requestId ? { requestId } : {}),

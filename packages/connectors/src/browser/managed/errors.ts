@@ -1,8 +1,9 @@
+import { errorMessage } from "@castellan/harness";
 import { BrowserToolError, isBrowserToolError } from "@castellan/node-runner";
 
 /** The first line of an error's message (Playwright appends a call log), at most 300 characters. */
 export function firstLine(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   // Playwright appends a call log after the first line; the model gets the summary only.
   return (message.split("\n")[0] ?? "").replace(/^[a-zA-Z.]+: /, "").slice(0, 300);
 }

@@ -1,4 +1,5 @@
 import { access, constants } from "node:fs/promises";
+import { errorMessage } from "@castellan/harness";
 import { BrowserToolError, isBrowserToolError } from "@castellan/node-runner";
 import type { Browser, BrowserContext, BrowserContextOptions, LaunchOptions } from "playwright-core";
 import { firstLine } from "./errors.js";
@@ -30,7 +31,7 @@ async function loadPlaywright(): Promise<PlaywrightModule> {
 }
 
 function profileLockError(error: unknown): boolean {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   return /SingletonLock|ProcessSingleton|profile appears to be in use/i.test(message);
 }
 

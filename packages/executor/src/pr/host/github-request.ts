@@ -1,6 +1,7 @@
 // One call of GitHub's REST API: the headers it wants, a bounded read of the answer, the
 // rate-limit retries, and every failure as a PullRequestError whose message names the call.
 import { setTimeout as delay } from "node:timers/promises";
+import { errorMessage } from "@castellan/harness";
 import { executorVersion } from "../../http/health.js";
 import { readBoundedText } from "./bounded-body.js";
 import { errorDetail } from "./github-answer.js";
@@ -142,7 +143,7 @@ function networkReason(error: unknown, timeout: AbortSignal, timeoutMs: number):
   const cause = (error as { cause?: { code?: unknown; message?: unknown } } | undefined)?.cause;
   if (typeof cause?.code === "string") return cause.code;
   if (typeof cause?.message === "string") return cause.message;
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }
 
 /** The message scrubbed by the caller's scrubber, and the token taken out whatever that did. */

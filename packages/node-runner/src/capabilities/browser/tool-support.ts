@@ -1,4 +1,5 @@
 import {
+  errorMessage,
   type ToolAdmission,
   type ToolAdmitContext,
   type ToolContext,
@@ -53,7 +54,7 @@ export function failureOutput(error: unknown): ToolOutput {
   if (isBrowserToolError(error) || error instanceof ToolInputError) {
     return { content: error.resultText, isError: true };
   }
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   return {
     content: `browser_action_failed: ${message} Call browser_snapshot with no arguments to see the page, then try again.`,
     isError: true,

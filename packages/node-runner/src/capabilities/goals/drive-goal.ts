@@ -1,4 +1,4 @@
-import { CastellanError, type ErrorInfo, type RunResult } from "@castellan/harness";
+import { CastellanError, type ErrorInfo, errorMessage, type RunResult } from "@castellan/harness";
 import type { Run } from "../../kernel/run/run.js";
 import { NodeSession, type RunInput, type Session } from "../../kernel/session/session.js";
 import { checkPolicy, holdFor } from "./driver-decision.js";
@@ -72,7 +72,7 @@ function defaultInput(goal: Goal, decision: GoalContinueDecision): string {
 
 function errorInfoOf(error: unknown): ErrorInfo {
   if (error instanceof CastellanError) return { code: error.code, message: error.message };
-  return { code: "internal", message: error instanceof Error ? error.message : String(error) };
+  return { code: "internal", message: errorMessage(error) };
 }
 
 function checkOptions(session: Session, options: DriveGoalOptions): NodeSession {

@@ -4,6 +4,7 @@ import {
   CastellanError,
   defineCapability,
   defineTool,
+  errorMessage,
   type JsonValue,
   reservedStateField,
   type StateView,
@@ -27,11 +28,7 @@ export interface GoalObservation {
 export class GoalStoreFailedError extends CastellanError {
   constructor(options: { cause: unknown }) {
     const cause = options.cause;
-    super(
-      "goal_store_failed",
-      `Reading the Goal failed: ${cause instanceof Error ? cause.message : String(cause)}`,
-      options,
-    );
+    super("goal_store_failed", `Reading the Goal failed: ${errorMessage(cause)}`, options);
   }
 }
 
@@ -71,7 +68,7 @@ export function goal(options: { readonly store?: GoalPort } = {}): Capability {
       try {
         return JSON.stringify(await store.read(ctx.sessionId, { signal: ctx.signal }));
       } catch (error) {
-        return errorResult(`goal_store_failed: ${error instanceof Error ? error.message : String(error)}`);
+        return errorResult(`goal_store_failed: ${errorMessage(error)}`);
       }
     },
   });

@@ -4,6 +4,7 @@ import {
   DeclarationError,
   defineCapability,
   defineTool,
+  errorMessage,
   type JsonObject,
   resource,
   type Tool,
@@ -67,12 +68,7 @@ async function catalogTools(connection: McpConnection, options: ResolvedMcpOptio
     try {
       compileInputValidator(tool);
     } catch (error) {
-      throw new McpToolSchemaInvalidError(
-        serverName,
-        entry.name,
-        error instanceof Error ? error.message : String(error),
-        { cause: error },
-      );
+      throw new McpToolSchemaInvalidError(serverName, entry.name, errorMessage(error), { cause: error });
     }
     tools.push(withToolOrigin(tool, origin));
   }

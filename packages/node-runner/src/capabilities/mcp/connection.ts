@@ -1,5 +1,12 @@
 import { fileURLToPath } from "node:url";
-import { createRedactor, type JsonObject, type Redactor, type ToolContext, type ToolResult } from "@castellan/harness";
+import {
+  createRedactor,
+  errorMessage,
+  type JsonObject,
+  type Redactor,
+  type ToolContext,
+  type ToolResult,
+} from "@castellan/harness";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { loadInputValidation, validateAgainst } from "../../kernel/tools/validate-input.js";
@@ -33,10 +40,6 @@ const startFailureStderrBytes = 4_096;
 
 /** The call a server request (elicitation) belongs to. */
 type CallScope = Pick<ToolContext, "sessionId" | "runId" | "toolCallId" | "toolName" | "agent" | "signal">;
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 function lastBytes(text: string, bytes: number): string {
   const buffer = Buffer.from(text, "utf8");
@@ -181,7 +184,7 @@ export class McpConnection {
             ? `it did not initialize within ${options.startupTimeoutMs} ms`
             : exit
               ? `it exited (${exit.signal ?? `code ${exit.code}`}) during initialize`
-              : describe(error),
+              : errorMessage(error),
         error,
       );
     }
@@ -210,7 +213,7 @@ export class McpConnection {
         throw error;
       }
       return await fail(
-        timeout.aborted ? `it did not list its tools within ${options.startupTimeoutMs} ms` : describe(error),
+        timeout.aborted ? `it did not list its tools within ${options.startupTimeoutMs} ms` : errorMessage(error),
         error,
       );
     }
@@ -282,7 +285,10 @@ export class McpConnection {
       }
       if (this.#lost)
         return failure("mcp_server_unavailable", `The MCP server "${serverName}" is not available (${this.#lost}).`);
-      return failure("mcp_call_failed", this.redactor.scrub(`The call to "${toolName}" failed: ${describe(error)}`));
+      return failure(
+        "mcp_call_failed",
+        this.redactor.scrub(`The call to "${toolName}" failed: ${errorMessage(error)}`),
+      );
     } finally {
       this.#calls.delete(scope);
     }

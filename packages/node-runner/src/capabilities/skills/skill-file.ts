@@ -1,5 +1,5 @@
 import type { JsonValue } from "@castellan/harness";
-import { skillNamePattern } from "@castellan/harness";
+import { errorMessage, skillNamePattern } from "@castellan/harness";
 import { SkillInvalidError } from "../../kernel/skills/errors.js";
 import { lazyModule } from "../../platform/modules/lazy-module.js";
 
@@ -66,12 +66,9 @@ export function parseSkillFile(bytes: Uint8Array, file: string, directoryName: s
   try {
     data = yaml().parse(text.slice(4, close + 1));
   } catch (error) {
-    throw new SkillInvalidError(
-      file,
-      "front matter",
-      `the front matter is not valid YAML: ${error instanceof Error ? error.message : String(error)}`,
-      { cause: error },
-    );
+    throw new SkillInvalidError(file, "front matter", `the front matter is not valid YAML: ${errorMessage(error)}`, {
+      cause: error,
+    });
   }
   if (data === null || typeof data !== "object" || Array.isArray(data)) {
     throw new SkillInvalidError(file, "front matter", "the front matter must be a mapping of keys.");

@@ -1,3 +1,4 @@
+import { errorMessage } from "@castellan/harness";
 import type { Session } from "../../kernel/session/session.js";
 import { runSessionCommand } from "../commands/index.js";
 
@@ -124,6 +125,6 @@ export async function runSandboxedShell(
     if (result.exitCode === null) return { kind: "failed", reason: `ended by ${result.signal ?? "a signal"}` };
     return { kind: "exited", code: result.exitCode, stdout: result.stdout, stderr: result.stderr };
   } catch (error) {
-    return { kind: "failed", reason: error instanceof Error ? error.message : String(error), cause: error };
+    return { kind: "failed", reason: errorMessage(error), cause: error };
   }
 }

@@ -1,5 +1,5 @@
 import type { Agent, ModelBinding, ModelRuntime } from "@castellan/harness";
-import { isModelRuntime } from "@castellan/harness";
+import { errorMessage, isModelRuntime } from "@castellan/harness";
 import { InvalidOptionsError, ModelResolutionError } from "../errors/errors.js";
 import { type BoundModel, bindModel } from "../models/bound-model.js";
 import type { Registry } from "../plugins/registry.js";
@@ -68,7 +68,7 @@ export function selectModel(reference: unknown, registry: Registry, where: strin
         } catch (error) {
           throw new ModelResolutionError(
             "model_resolution_failed",
-            `The model resolver failed for "${reference}": ${error instanceof Error ? error.message : String(error)}`,
+            `The model resolver failed for "${reference}": ${errorMessage(error)}`,
             { cause: error },
           );
         }

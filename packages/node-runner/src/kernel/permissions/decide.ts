@@ -1,4 +1,5 @@
 import type { PermissionSource } from "@castellan/harness";
+import { errorMessage } from "@castellan/harness";
 import type {
   PermissionPreset,
   ToolApprovalAdapter,
@@ -63,7 +64,7 @@ export async function decidePermission(
       return {
         decision: "deny",
         decidedBy: "hook",
-        reason: `A permission hook failed: ${error instanceof Error ? error.message : String(error)}`,
+        reason: `A permission hook failed: ${errorMessage(error)}`,
       };
     }
     const answer = normalize(contribution);

@@ -1,4 +1,4 @@
-import { CastellanError } from "@castellan/harness";
+import { CastellanError, errorMessage } from "@castellan/harness";
 import { ResourceError } from "../errors/errors.js";
 
 /**
@@ -24,7 +24,7 @@ export class ResourceOwner {
     } catch (error) {
       // A typed error already names what failed and carries its own code: callers branch on it.
       if (error instanceof CastellanError) throw error;
-      throw new ResourceError(`Acquiring ${label} failed: ${error instanceof Error ? error.message : String(error)}`, {
+      throw new ResourceError(`Acquiring ${label} failed: ${errorMessage(error)}`, {
         cause: error,
       });
     }

@@ -1,5 +1,5 @@
 import type { ContentBlock, ErrorInfo, RunEvent, RunResult, StopReason } from "@castellan/harness";
-import { CastellanError, runStopReason, textOf } from "@castellan/harness";
+import { CastellanError, errorMessage, runStopReason, textOf } from "@castellan/harness";
 import { committedState, type Emit, projectSession, type SessionContext } from "../context/session-context.js";
 import type { SessionModel } from "../context/session-model.js";
 import { BudgetExceededError, checkBudget, remainingBudget, type UsageBudget } from "../context/usage-budget.js";
@@ -323,7 +323,7 @@ async function takeJoined(journal: RunJournal, run: RunRequest): Promise<boolean
 
 function errorInfo(error: unknown): ErrorInfo {
   if (error instanceof CastellanError) return { code: error.code, message: error.message };
-  return { code: "internal", message: error instanceof Error ? error.message : String(error) };
+  return { code: "internal", message: errorMessage(error) };
 }
 
 export { BudgetExceededError };

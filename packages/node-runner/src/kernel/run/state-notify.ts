@@ -1,5 +1,5 @@
 import type { JsonValue } from "@castellan/harness";
-import { CastellanError } from "@castellan/harness";
+import { CastellanError, errorMessage } from "@castellan/harness";
 import type { SessionContext } from "../context/session-context.js";
 import type { RunJournal } from "../journal/run-journal.js";
 
@@ -36,7 +36,7 @@ export function reportHookFailure(journal: RunJournal, runId: string, hook: stri
     hook,
     error: {
       code: error instanceof CastellanError ? error.code : "hook_failed",
-      message: error instanceof Error ? error.message : String(error),
+      message: errorMessage(error),
     },
   });
 }

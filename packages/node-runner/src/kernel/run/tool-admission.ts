@@ -1,9 +1,9 @@
 import type { JsonValue, ToolResult } from "@castellan/harness";
-import { findNonJson, frozenJsonCopy, isToolInputError } from "@castellan/harness";
+import { errorMessage, findNonJson, frozenJsonCopy, isToolInputError } from "@castellan/harness";
 import type { SessionContext } from "../context/session-context.js";
 import { errorResult } from "../tools/tool-output.js";
 import { abortable } from "../util/abortable.js";
-import { describe, resourcesOf, type ToolExecution } from "./tool-execution.js";
+import { resourcesOf, type ToolExecution } from "./tool-execution.js";
 
 /** A call its tool admitted: the input everyone after sees, and what `admit` said of it. */
 export interface Admitted {
@@ -45,7 +45,7 @@ export async function admitCall(
   } catch (error) {
     if (context.signal.aborted) throw error;
     if (isToolInputError(error)) return { refused: errorResult(error.resultText) };
-    return { refused: errorResult(`Tool "${name}" refused the call: ${describe(error)}`) };
+    return { refused: errorResult(`Tool "${name}" refused the call: ${errorMessage(error)}`) };
   }
   if (answer === null || typeof answer !== "object" || !("admission" in answer)) {
     return { refused: errorResult(`Tool "${name}" could not admit the call: its admit returned no admission.`) };

@@ -1,5 +1,5 @@
 import type { JsonValue, RunEvent, StopReason, ToolCall, ToolResult } from "@castellan/harness";
-import { frozenJsonCopy } from "@castellan/harness";
+import { errorMessage, frozenJsonCopy } from "@castellan/harness";
 import { childUsageOf, isChildAgentTool } from "../children/child-tools.js";
 import { committedState, type SessionContext } from "../context/session-context.js";
 import type { UsageBudget } from "../context/usage-budget.js";
@@ -14,7 +14,7 @@ import { abortable } from "../util/abortable.js";
 import { BatchState } from "./batch-state.js";
 import { notifyStateChanged } from "./state-notify.js";
 import { admitCall } from "./tool-admission.js";
-import { describe, executeTool, resourcesOf, type ToolExecution } from "./tool-execution.js";
+import { executeTool, resourcesOf, type ToolExecution } from "./tool-execution.js";
 
 type LocalTool = Extract<BoundTool, { kind: "local" }>;
 
@@ -95,7 +95,7 @@ export async function runToolBatch(
     }
   } catch (error) {
     await journal
-      .commit([{ kind: "tool-batch-end", runId, turn, status: "discarded", reason: describe(error) }])
+      .commit([{ kind: "tool-batch-end", runId, turn, status: "discarded", reason: errorMessage(error) }])
       .catch(() => undefined);
     throw error;
   }
@@ -393,7 +393,11 @@ async function decide(
   } catch (error) {
     // Aborted while awaiting approval: the saved request stays pending for a resume or an answer.
     if (signal.aborted) return leftOpen;
-    outcome = { decision: "deny", decidedBy: "approval", reason: `The approval adapter failed: ${describe(error)}` };
+    outcome = {
+      decision: "deny",
+      decidedBy: "approval",
+      reason: `The approval adapter failed: ${errorMessage(error)}`,
+    };
   }
   journal.emit({
     kind: "tool-permission",

@@ -1,5 +1,5 @@
 import type { BindingHandle, JsonValue, RunEvent, ToolCall, ToolContext, ToolResult } from "@castellan/harness";
-import { CastellanError } from "@castellan/harness";
+import { CastellanError, errorMessage } from "@castellan/harness";
 import { childAgentSpecOf } from "../children/child-tools.js";
 import { type SessionContext, turnContext } from "../context/session-context.js";
 import type { UsageBudget } from "../context/usage-budget.js";
@@ -75,10 +75,12 @@ export async function executeTool(
     .then(() => item.tool.tool.execute(item.input, ctx))
     .then(toToolResult, (error: unknown) =>
       signal.aborted
-        ? errorResult(`The tool stopped because the run was aborted; its effects may be partial. ${describe(error)}`)
+        ? errorResult(
+            `The tool stopped because the run was aborted; its effects may be partial. ${errorMessage(error)}`,
+          )
         : error instanceof ToolExecutionHostError
           ? errorResult(
-              `tool_execution_host_error: The host failed while running "${item.call.name}"; this is not a failure of what was asked: ${describe(error)}`,
+              `tool_execution_host_error: The host failed while running "${item.call.name}"; this is not a failure of what was asked: ${errorMessage(error)}`,
             )
           : errorResult(`Tool "${item.call.name}" failed: ${describeCoded(error)}`),
     );
@@ -113,12 +115,7 @@ function settleWithGrace(execution: Promise<ToolResult>, signal: AbortSignal, gr
   });
 }
 
-/** The message of an error, or its text. */
-export function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 /** Like `describe`, with the stable code of a Castellan error (e.g. `state_invalid` from setState) in front. */
 function describeCoded(error: unknown): string {
-  return error instanceof CastellanError ? `${error.code}: ${error.message}` : describe(error);
+  return error instanceof CastellanError ? `${error.code}: ${error.message}` : errorMessage(error);
 }

@@ -11,7 +11,7 @@ import type {
   SessionStartInfo,
   TurnStartHook,
 } from "@castellan/harness";
-import { CastellanError } from "@castellan/harness";
+import { CastellanError, errorMessage } from "@castellan/harness";
 import {
   type ChildScope,
   type HarnessContextBudget,
@@ -264,15 +264,11 @@ async function runSessionStart(
     } catch (error) {
       if (info.signal.aborted) throw error;
       throw new SessionHookError(
-        `The sessionStart hook of ${owner} failed, so Session "${info.sessionId}" was not opened: ${describe(error)}`,
+        `The sessionStart hook of ${owner} failed, so Session "${info.sessionId}" was not opened: ${errorMessage(error)}`,
         { cause: error },
       );
     }
   }
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** An abort gives one error however late it came: whatever failed because of it is its cause. */

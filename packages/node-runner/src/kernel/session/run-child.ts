@@ -1,4 +1,5 @@
 import type { JsonObject, RunEvent, ToolResult } from "@castellan/harness";
+import { cutUtf8, errorMessage } from "@castellan/harness";
 import { type ChildAgentSpec, withChildUsage } from "../children/child-tools.js";
 import { ChildGrantUnknownError } from "../children/errors.js";
 import type { ChildAgentCall, SessionContext } from "../context/session-context.js";
@@ -22,14 +23,6 @@ export interface ChildAgentReport {
   readonly truncated: boolean;
   /** Why it did not complete, when it did not. */
   readonly error?: string;
-}
-
-function cutUtf8(text: string, maxBytes: number): { text: string; truncated: boolean } {
-  const bytes = Buffer.from(text, "utf8");
-  if (bytes.length <= maxBytes) return { text, truncated: false };
-  let cut = maxBytes;
-  while (cut > 0 && ((bytes[cut] ?? 0) & 0xc0) === 0x80) cut--;
-  return { text: bytes.subarray(0, cut).toString("utf8"), truncated: true };
 }
 
 /** The child's params: given JSON, a function of the parent's, or the parent's values for the keys the child declares. */
@@ -102,7 +95,7 @@ export async function runChildAgent(
       turns: 0,
       text: "",
       truncated: false,
-      error: describe(error),
+      error: errorMessage(error),
     });
   }
   const session = new NodeSession(admitted, {});
@@ -137,13 +130,9 @@ export async function runChildAgent(
         : code === "max_turns"
           ? "max_turns"
           : "failed";
-    return report({ childRunId, status, turns, text: "", truncated: false, error: describe(error) });
+    return report({ childRunId, status, turns, text: "", truncated: false, error: errorMessage(error) });
   } finally {
     clearTimeout(timer);
     await session.close().catch(() => undefined);
   }
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

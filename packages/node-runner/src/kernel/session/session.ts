@@ -8,7 +8,7 @@ import type {
   RunResult,
   Tool,
 } from "@castellan/harness";
-import { CastellanError, isContentBlock } from "@castellan/harness";
+import { CastellanError, errorMessage, isContentBlock } from "@castellan/harness";
 import { checkUsageBudget } from "../context/options.js";
 import { selectModel } from "../context/session-model.js";
 import type { UsageBudget } from "../context/usage-budget.js";
@@ -399,7 +399,7 @@ export class NodeSession implements Session {
         if (!failures.some((failure) => failure instanceof SessionHookError)) {
           failures.push(
             new SessionHookError(
-              `The sessionEnd hook of ${owner} failed while Session "${this.id}" closed: ${error instanceof Error ? error.message : String(error)}`,
+              `The sessionEnd hook of ${owner} failed while Session "${this.id}" closed: ${errorMessage(error)}`,
               { cause: error },
             ),
           );

@@ -1,4 +1,4 @@
-import { CastellanError } from "@castellan/harness";
+import { CastellanError, errorMessage } from "@castellan/harness";
 
 /** A SKILL.md breaks a rule (front matter, name, description, size); the message names the file and the field. */
 export class SkillInvalidError extends CastellanError {
@@ -80,11 +80,7 @@ export class SkillLoadError extends CastellanError {
 
   constructor(skillName: string, options: { cause: unknown }) {
     const cause = options.cause;
-    super(
-      "skill_load_failed",
-      `Loading the skill "${skillName}" failed: ${cause instanceof Error ? cause.message : String(cause)}`,
-      options,
-    );
+    super("skill_load_failed", `Loading the skill "${skillName}" failed: ${errorMessage(cause)}`, options);
     this.skillName = skillName;
   }
 }

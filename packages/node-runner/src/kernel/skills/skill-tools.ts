@@ -3,6 +3,7 @@ import {
   type Capability,
   defineCapability,
   defineTool,
+  errorMessage,
   type JsonValue,
   reservedStateField,
   type Tool,
@@ -84,10 +85,7 @@ function activateSkillTool(skills: SessionSkills): Tool<{ name: string }> {
         });
       } catch (error) {
         return errorOf(
-          new ToolInputError(
-            "skill_load_failed",
-            `Loading the skill "${skill.name}" failed: ${error instanceof Error ? error.message : String(error)}`,
-          ),
+          new ToolInputError("skill_load_failed", `Loading the skill "${skill.name}" failed: ${errorMessage(error)}`),
         );
       }
       ctx.setState((state): Readonly<Record<string, JsonValue>> => {
@@ -136,7 +134,7 @@ function readSkillResourceTool(skills: SessionSkills): Tool<{ name: string; path
         return { content: [checkBlock(path, block)], isError: false };
       } catch (error) {
         if (error instanceof ToolInputError) return errorOf(error);
-        return errorOf(resourceRefused(path, error instanceof Error ? error.message : String(error)));
+        return errorOf(resourceRefused(path, errorMessage(error)));
       }
     },
   });

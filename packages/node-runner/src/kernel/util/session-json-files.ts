@@ -1,36 +1,9 @@
-import { mkdir, open, readFile, rename, rm } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { SessionLockedError } from "../errors/errors.js";
+import { writePrivateFileAtomically } from "../files/private-files.js";
 import { acquireLock, type HeldLock } from "../store/file-lock.js";
-
-async function fsyncDirectory(directory: string): Promise<void> {
-  const handle = await open(directory, "r");
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
-
-/** Writes `text` to `path` atomically: a private temporary file, fsync, rename, then the directory's fsync. */
-export async function writeFileAtomically(directory: string, path: string, text: string): Promise<void> {
-  const temporary = `${path}.${process.pid}.${crypto.randomUUID()}.tmp`;
-  const handle = await open(temporary, "wx", 0o600);
-  try {
-    await handle.writeFile(text, "utf8");
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
-    await rename(temporary, path);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
-  }
-  await fsyncDirectory(directory);
-}
 
 /** What a store built on {@link sessionJsonFiles} says about its files. */
 export interface SessionJsonFilesOptions {
@@ -98,8 +71,7 @@ export function sessionJsonFiles(options: SessionJsonFilesOptions): SessionJsonF
         throw options.corrupt(file, error);
       }
     },
-    write: (sessionId, value) =>
-      writeFileAtomically(directory, fileOf(sessionId), `${JSON.stringify(value, null, 2)}\n`),
+    write: (sessionId, value) => writePrivateFileAtomically(fileOf(sessionId), `${JSON.stringify(value, null, 2)}\n`),
     async close() {
       const held = [...locks.values()];
       locks.clear();

@@ -1,6 +1,7 @@
 import { lstatSync, realpathSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { errorMessage } from "@castellan/harness";
 import { type FileIdentity, identityOf } from "./identity.js";
 import { nodeWorkspaceOperations, type WorkspaceOperations, type WorkspaceStats } from "./operations.js";
 import { WorkspaceRootError } from "./root-error.js";
@@ -155,9 +156,13 @@ function rootPath(root: URL | string): { url: URL; path: string } {
   try {
     return { url, path: fileURLToPath(url) };
   } catch (error) {
-    throw new WorkspaceRootError(root, `The workspace root ${url.href} is not a local file path: ${describe(error)}`, {
-      cause: error,
-    });
+    throw new WorkspaceRootError(
+      root,
+      `The workspace root ${url.href} is not a local file path: ${errorMessage(error)}`,
+      {
+        cause: error,
+      },
+    );
   }
 }
 
@@ -184,12 +189,8 @@ function bound(
 
 function unusable(root: URL | string, error: unknown): WorkspaceRootError {
   const code = (error as { code?: unknown } | null)?.code;
-  const reason = code === "ENOENT" ? "does not exist" : `cannot be used (${describe(error)})`;
+  const reason = code === "ENOENT" ? "does not exist" : `cannot be used (${errorMessage(error)})`;
   return new WorkspaceRootError(root, `The workspace root ${String(root)} ${reason}; give an existing directory.`, {
     cause: error,
   });
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

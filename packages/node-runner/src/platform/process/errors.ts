@@ -1,4 +1,4 @@
-import { CastellanError } from "@castellan/harness";
+import { CastellanError, errorMessage } from "@castellan/harness";
 
 /** An owner already has `maxLiveCommands` live commands; nothing was spawned. */
 export class CommandLimitError extends CastellanError {
@@ -39,7 +39,7 @@ export class CommandSpawnError extends CastellanError {
   readonly cwd: string;
 
   constructor(executable: string, cwd: string, options: { cause: unknown }) {
-    const reason = options.cause instanceof Error ? options.cause.message : String(options.cause);
+    const reason = errorMessage(options.cause);
     super(
       "command_spawn_failed",
       `Could not start ${JSON.stringify(executable)} in ${JSON.stringify(cwd)}: ${reason}. Check that both exist.`,

@@ -1,5 +1,5 @@
+import { decodeUtf8, incompleteTailLength, leadingContinuationLength } from "../text/utf8.js";
 import { BytePrefix, ByteRing } from "./byte-window.js";
-import { decodeUtf8, incompleteTailLength, leadingContinuationLength } from "./utf8.js";
 
 /**
  * One stream's output over some span (the whole run, or what is new since the last read),

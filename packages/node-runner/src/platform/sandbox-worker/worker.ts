@@ -5,7 +5,7 @@
 // `which`, ripgrep), and a fork from the host would copy the host's page tables and hold its
 // memory lock while it did. Compiled to dist/platform/sandbox-worker/worker.js, the fixed entry every
 // host starts, with its `SandboxWorkerData` as JSON in argv[2].
-import { CastellanError } from "@castellan/harness";
+import { CastellanError, errorMessage } from "@castellan/harness";
 import { createSandboxRuntimeAdapter } from "../sandbox/runtime-adapter.js";
 import type { SandboxWorkerAnswer, SandboxWorkerCall, SandboxWorkerData } from "./protocol.js";
 
@@ -43,7 +43,7 @@ process.on("message", (call: SandboxWorkerCall) => {
         ok: false,
         error: {
           name: error instanceof Error ? error.name : "Error",
-          message: error instanceof Error ? error.message : String(error),
+          message: errorMessage(error),
           ...(error instanceof CastellanError ? { code: error.code } : {}),
         },
       }),

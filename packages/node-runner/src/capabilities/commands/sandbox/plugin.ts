@@ -1,6 +1,6 @@
 import { existsSync, realpathSync } from "node:fs";
 import { dirname, resolve, sep } from "node:path";
-import { CastellanError, ToolInputError } from "@castellan/harness";
+import { CastellanError, errorMessage, ToolInputError } from "@castellan/harness";
 import type { SandboxResolver } from "../../../kernel/plugins/types.js";
 import {
   type ResolvedSandboxPolicy,
@@ -141,7 +141,7 @@ export function createSandboxRuntimeCommandSessionPlugin(
         } catch (error) {
           if (error instanceof CastellanError) throw error;
           throw new SandboxUnavailableError(
-            `The sandbox runtime (${"@anthropic-ai/sandbox-runtime"} ${sandboxRuntimeVersion}) did not initialize: ${error instanceof Error ? error.message : String(error)}. Nothing runs unsandboxed instead.`,
+            `The sandbox runtime (${"@anthropic-ai/sandbox-runtime"} ${sandboxRuntimeVersion}) did not initialize: ${errorMessage(error)}. Nothing runs unsandboxed instead.`,
             [],
             { cause: error },
           );

@@ -1,4 +1,4 @@
-import { type SessionStartInfo, type ToolContext, ToolInputError } from "@castellan/harness";
+import { errorMessage, type SessionStartInfo, type ToolContext, ToolInputError } from "@castellan/harness";
 import { ToolExecutionHostError } from "../../../kernel/errors/errors.js";
 import {
   CommandLimitError,
@@ -161,7 +161,7 @@ export class CommandSessionRuntime {
       if (delta.result.layerError !== undefined && ctx) {
         // The command ran and ended, but the sandbox could not finish its report: a host failure.
         throw new ToolExecutionHostError(
-          `${commandId} ended (${delta.result.outcome}, exit code ${delta.result.exitCode}), but the sandbox failed to finalize its report: ${describeError(delta.result.layerError)}`,
+          `${commandId} ended (${delta.result.outcome}, exit code ${delta.result.exitCode}), but the sandbox failed to finalize its report: ${errorMessage(delta.result.layerError)}`,
           { toolName: ctx.toolName, toolCallId: ctx.toolCallId, cause: delta.result.layerError },
         );
       }
@@ -373,10 +373,6 @@ export class CommandSessionRuntime {
       this.handles.fail(sessionId, error);
     }
   }
-}
-
-function describeError(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 function limitRefusal(error: CommandLimitError): ToolInputError {

@@ -1,4 +1,4 @@
-import { defineTool, type Tool, ToolInputError } from "@castellan/harness";
+import { defineTool, errorMessage, type Tool, ToolInputError } from "@castellan/harness";
 import type { WorkspacePublisher } from "./options.js";
 import type { WorkspaceScopeOf } from "./workspace-session.js";
 
@@ -62,7 +62,7 @@ export function createPublishWorkspaceTool(
           content: [
             {
               type: "text",
-              text: `not published: the publisher failed: ${error instanceof Error ? error.message : String(error)}`,
+              text: `not published: the publisher failed: ${errorMessage(error)}`,
             },
           ],
           isError: true,

@@ -3,6 +3,7 @@ import {
   type Capability,
   CastellanError,
   defineCapability,
+  errorMessage,
   type JsonObject,
   type ModelRequest,
   type ResourceRequest,
@@ -113,11 +114,9 @@ export function workspace(options: WorkspaceOptions): WorkspaceCapability {
     try {
       derived = root(params);
     } catch (error) {
-      throw new WorkspaceRootError(
-        "(derived)",
-        `${where}: root(params) failed: ${error instanceof Error ? error.message : String(error)}`,
-        { cause: error },
-      );
+      throw new WorkspaceRootError("(derived)", `${where}: root(params) failed: ${errorMessage(error)}`, {
+        cause: error,
+      });
     }
     return bindWorkspaceRootSync(derived, undefined, rootOptions);
   };
@@ -200,7 +199,7 @@ export function workspace(options: WorkspaceOptions): WorkspaceCapability {
             await adapter.terminate();
             if (error instanceof CastellanError || signal.aborted) throw error;
             throw new SandboxUnavailableError(
-              `The sandbox runtime (@anthropic-ai/sandbox-runtime ${sandboxRuntimeVersion}) did not initialize in the workspace's worker: ${error instanceof Error ? error.message : String(error)}. Nothing runs unsandboxed instead.`,
+              `The sandbox runtime (@anthropic-ai/sandbox-runtime ${sandboxRuntimeVersion}) did not initialize in the workspace's worker: ${errorMessage(error)}. Nothing runs unsandboxed instead.`,
               [],
               { cause: error },
             );

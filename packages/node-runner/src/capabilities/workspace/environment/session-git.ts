@@ -1,3 +1,4 @@
+import { errorMessage } from "@castellan/harness";
 import type { Session } from "../../../kernel/session/session.js";
 import { commandContainmentOf } from "../../commands/index.js";
 import { hostProbeGit, type ProbeGit, sandboxedProbeGit, unavailableProbeGit } from "./git-runners.js";
@@ -25,7 +26,7 @@ export function sessionProbeGit(session: Session | undefined, options: ResolvedE
     containment = commandContainmentOf(session);
   } catch (error) {
     return unavailableProbeGit(
-      `Whether Session "${session.id}" runs its commands in a sandbox could not be told: ${error instanceof Error ? error.message : String(error)}`,
+      `Whether Session "${session.id}" runs its commands in a sandbox could not be told: ${errorMessage(error)}`,
     );
   }
   return containment === "sandboxed" ? sandboxedProbeGit(session, options) : hostProbeGit(options);

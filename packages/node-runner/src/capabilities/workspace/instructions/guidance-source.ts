@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { isToolInputError } from "@castellan/harness";
+import { errorMessage, isToolInputError } from "@castellan/harness";
 import { openResolvedFile } from "../../../platform/paths/open-file.js";
 import { resolveForRead } from "../../../platform/paths/resolve-read.js";
 import type { WorkspaceRoot } from "../../../platform/paths/root.js";
@@ -50,7 +50,7 @@ export async function readGuidanceSource(
     // No directory there to hold guidance (missing, a file, or a link the tools refuse to
     // pass through): the call on that path meets its own refusal, and there is nothing to read.
     if (noDirectory.some((code) => isToolInputError(error, code))) return undefined;
-    return { status: "unreadable", path, reason: describe(error) };
+    return { status: "unreadable", path, reason: errorMessage(error) };
   }
   try {
     const hash = createHash("sha256");
@@ -86,7 +86,7 @@ export async function readGuidanceSource(
       truncated: cut.length < position,
     };
   } catch (error) {
-    const reason = error instanceof TypeError ? "it is not valid UTF-8" : describe(error);
+    const reason = error instanceof TypeError ? "it is not valid UTF-8" : errorMessage(error);
     return { status: "unreadable", path, reason };
   } finally {
     await handle.close();
@@ -106,8 +106,4 @@ function characterBoundary(bytes: Uint8Array, cut: boolean): Uint8Array {
     if (start - 1 + length > end) end = start - 1;
   }
   return bytes.subarray(0, end);
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -1,6 +1,7 @@
 import {
   defineAgent,
   defineTool,
+  errorMessage,
   isModelRuntime,
   type JsonValue,
   type ModelBinding,
@@ -136,7 +137,7 @@ export function createWorkspaceReviewTool(options: WorkspaceReviewToolOptions): 
             review = (await running.result).text;
           } catch (error) {
             return textResult(
-              `review_failed: The reviewer's model request failed, so there is no review: ${describe(error)}`,
+              `review_failed: The reviewer's model request failed, so there is no review: ${errorMessage(error)}`,
               true,
             );
           }
@@ -182,8 +183,4 @@ function boundedResult(rest: Record<string, unknown>, review: string): string {
     const text = JSON.stringify({ review: cut, truncated: true, ...rest });
     if (Buffer.byteLength(text) <= maxReviewResultBytes || cut.length === 0) return text;
   }
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

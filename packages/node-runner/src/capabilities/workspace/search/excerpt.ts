@@ -1,3 +1,4 @@
+import { isContinuation, sequenceLength } from "../../../platform/text/utf8.js";
 /** A hit's text, as {@link excerpt} makes it. */
 export interface Excerpt {
   readonly text: string;
@@ -28,16 +29,4 @@ function cutAt(bytes: Uint8Array, limit: number): number {
   if (start === limit) return limit;
   const length = sequenceLength(bytes[start] as number);
   return length > 1 && start + length > limit ? start : limit;
-}
-
-function isContinuation(byte: number): boolean {
-  return (byte & 0xc0) === 0x80;
-}
-
-/** Bytes of the UTF-8 sequence a lead byte starts, or 0 for a byte that leads none. */
-function sequenceLength(byte: number): number {
-  if (byte >= 0xc2 && byte < 0xe0) return 2;
-  if (byte >= 0xe0 && byte < 0xf0) return 3;
-  if (byte >= 0xf0 && byte < 0xf5) return 4;
-  return byte < 0x80 ? 1 : 0;
 }

@@ -1,4 +1,4 @@
-import { ToolInputError } from "@castellan/harness";
+import { errorMessage, ToolInputError } from "@castellan/harness";
 import { checkWorkspacePath } from "../../../kernel/workspace-path/check-path.js";
 import { lazyModule } from "../../../platform/modules/lazy-module.js";
 import { defaultMaxRulesFileBytes } from "../ignore/read-rules-file.js";
@@ -97,7 +97,7 @@ function checkQuery(query: unknown, regex: boolean, ignoreCase: boolean): string
     try {
       lineExpression({ query, regex, ignoreCase });
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = errorMessage(error);
       throw invalidQuery(
         `The pattern does not compile as a JavaScript RegExp with the u flag: ${reason}. Fix it, or search for the text literally with regex: false.`,
       );
@@ -121,7 +121,7 @@ function globMatcher(glob: unknown): (path: string) => boolean {
       posix: true,
     });
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     throw new ToolInputError("glob_invalid", `The glob ${JSON.stringify(glob)} is not valid: ${reason}. ${usage}`);
   }
 }

@@ -1,4 +1,4 @@
-import { ToolInputError, type ToolResult } from "@castellan/harness";
+import { errorMessage, ToolInputError, type ToolResult } from "@castellan/harness";
 import { deleteFile } from "../../../platform/paths/delete-file.js";
 import { readWholeFile } from "../../../platform/paths/open-file.js";
 import { resolveForWrite } from "../../../platform/paths/resolve-write.js";
@@ -49,7 +49,7 @@ export async function commitPatch(
     try {
       receipts.push(await commitOne(root, operation, limits, requireExistingParents));
     } catch (error) {
-      const reason = error instanceof ToolInputError ? error.resultText : describe(error);
+      const reason = error instanceof ToolInputError ? error.resultText : errorMessage(error);
       if (receipts.length === 0) {
         // Nothing committed: the result starts with the refusal's code, like any other refusal.
         const text = diagnostic(`${reason}\n(${labelOf(operation)})`, operations.slice(index + 1), false);
@@ -148,8 +148,4 @@ function labelOf(operation: PatchOperation): string {
     return `move ${JSON.stringify(operation.path)} to ${JSON.stringify(operation.moveTo)}`;
   }
   return `${operation.type} ${JSON.stringify(operation.path)}`;
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

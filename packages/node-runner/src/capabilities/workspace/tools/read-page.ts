@@ -1,7 +1,7 @@
 import { ToolInputError } from "@castellan/harness";
 import type { WorkspaceReadHandle } from "../../../platform/paths/open-file.js";
+import { characterEnd, hasInvalidUtf8, isContinuation, sequenceLength } from "../../../platform/text/utf8.js";
 import { jsonBytes } from "./results.js";
-import { characterEnd, hasInvalidUtf8, isContinuation, sequenceLength } from "./utf8.js";
 
 /** One page of `read_workspace_file`. */
 export interface ReadPage {

@@ -1,3 +1,5 @@
+// Private files written so a crash never leaves a torn one: shared by the stores here and by
+// the executor's job records, tokens and checkpoints.
 import { chmod, mkdir, open, rename, rm } from "node:fs/promises";
 import { dirname } from "node:path";
 

@@ -1,4 +1,5 @@
-// UTF-8 character boundaries, so kept output is never cut inside a character.
+// UTF-8 character boundaries in bytes, so kept output, pages and excerpts never cut inside a
+// character. (Cutting a string: cutUtf8 and cutUtf8Tail in @castellan/harness.)
 
 /** True for a UTF-8 continuation byte (`10xxxxxx`), which never starts a character. */
 export function isContinuation(byte: number): boolean {
@@ -6,7 +7,7 @@ export function isContinuation(byte: number): boolean {
 }
 
 /** The length a lead byte announces (1 to 4), or 0 for a continuation or a byte no character starts with. */
-function sequenceLength(byte: number): number {
+export function sequenceLength(byte: number): number {
   if (byte < 0x80) return 1;
   if (byte >= 0xc2 && byte <= 0xdf) return 2;
   if (byte >= 0xe0 && byte <= 0xef) return 3;
@@ -43,3 +44,26 @@ export function decodeUtf8(bytes: Uint8Array): string {
 }
 
 const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+
+/**
+ * The largest `end` <= `bytes.length` that does not cut a character whose bytes are all in
+ * `bytes` and which continues past the end: a well-formed character split by the end is
+ * left whole for the next page. Invalid bytes are not characters and are never held back.
+ */
+export function characterEnd(bytes: Uint8Array, end = bytes.length): number {
+  let start = end;
+  while (start > 0 && end - start < 3 && isContinuation(bytes[start - 1] as number)) start--;
+  if (start === 0) return end;
+  const length = sequenceLength(bytes[start - 1] as number);
+  return length > 1 && start - 1 + length > end ? start - 1 : end;
+}
+
+/** True when `bytes` is not valid UTF-8 (it then decodes with U+FFFD). */
+export function hasInvalidUtf8(bytes: Uint8Array): boolean {
+  try {
+    new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    return false;
+  } catch {
+    return true;
+  }
+}
