@@ -1,7 +1,5 @@
 // Runs dependency-cruiser over the packages' shipped sources with the rules in
-// .dependency-cruiser.cjs (the layer map), and compares what it finds with the recorded known
-// violations: a violation not recorded is new, a recorded one not found anymore is stale.
-import { readFile } from "node:fs/promises";
+// .dependency-cruiser.cjs (the layer map) and answers the violations it finds.
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { cruise, type ICruiseResult, type IViolation } from "dependency-cruiser";
@@ -10,9 +8,6 @@ import extractTSConfig from "dependency-cruiser/config-utl/extract-ts-config";
 
 /** The repository root. */
 export const repositoryRoot = fileURLToPath(new URL("../", import.meta.url));
-
-/** The recorded violations still to fix, written by `npm run layers:baseline`. */
-export const knownViolationsFile = join(repositoryRoot, ".dependency-cruiser-known-violations.json");
 
 /** One violation as compared: its rule and its two ends (modules, or folders for a folder rule). */
 export interface LayerViolation {
@@ -54,10 +49,4 @@ export async function findLayerViolations(options?: {
     from: violation.from,
     to: violation.to,
   }));
-}
-
-/** The recorded known violations (dependency-cruiser's baseline format). */
-export async function readKnownViolations(): Promise<LayerViolation[]> {
-  const recorded = JSON.parse(await readFile(knownViolationsFile, "utf8")) as IViolation[];
-  return recorded.map((violation) => ({ rule: violation.rule.name, from: violation.from, to: violation.to }));
 }

@@ -1,48 +1,16 @@
 // `npm run pack [folder]`: builds the packages and writes every publishable package's tarball
 // into one folder (default `packed/`), for installing Castellan into a project outside this
 // repository before it is on a registry. Outputs left in dist/ by a source file that no longer
-// exists are removed first, so a tarball never ships code the sources do not hold.
+// exists are removed first (stale-outputs.ts), so a tarball never ships code the sources do not hold.
 import { execFile } from "node:child_process";
-import { mkdir, readdir, rm, stat } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { publishablePackages, removeStaleOutputs } from "./stale-outputs.ts";
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL("../", import.meta.url));
-
-/** The publishable packages, in dependency order. */
-export const publishablePackages = ["harness", "models", "node-runner", "connectors", "executor"] as const;
-
-/** The source a compiled output comes from: `dist/a/b.js` (`.d.ts`, and their maps) from `src/a/b.ts`. */
-function sourceOf(output: string): string | undefined {
-  const match = /^(.*?)(\.d\.ts\.map|\.d\.ts|\.js\.map|\.js)$/.exec(output);
-  return match ? `${match[1]}.ts` : undefined;
-}
-
-async function filesUnder(directory: string): Promise<string[]> {
-  const entries = await readdir(directory, { recursive: true, withFileTypes: true }).catch(() => []);
-  return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name));
-}
-
-/** Removes the outputs in `packages/<name>/dist` whose source file is gone; answers them, relative to the root. */
-export async function removeStaleOutputs(name: string): Promise<string[]> {
-  const packageDir = join(root, "packages", name);
-  const removed: string[] = [];
-  for (const file of await filesUnder(join(packageDir, "dist"))) {
-    const source = sourceOf(relative(join(packageDir, "dist"), file));
-    if (source === undefined) continue;
-    const exists = await stat(join(packageDir, "src", source)).then(
-      () => true,
-      () => false,
-    );
-    if (!exists) {
-      await rm(file);
-      removed.push(relative(root, file));
-    }
-  }
-  return removed;
-}
 
 /**
  * Builds the workspace and packs each publishable package into `destination` (created if

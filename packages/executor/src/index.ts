@@ -6,6 +6,8 @@ export {
   type PassInfo,
   passBaseUrl,
 } from "./agent/model-factory.js";
+export { executorVersion } from "./config/executor-version.js";
+export { jobEnvironmentPolicy } from "./config/job-environment.js";
 export { type ExecutorKnobs, knobVariables, resolveKnobs } from "./config/knobs.js";
 export {
   type ExecutorServerOptions,
@@ -27,7 +29,14 @@ export {
   ExecutorRequestError,
   type ExecutorWireCode,
   executorWireCodes,
-} from "./errors.js";
+} from "./errors/errors.js";
+export {
+  type CommitAuthor,
+  contextDirectory,
+  type PreparedCheckout,
+  prepareCheckout,
+  sentinelFiles,
+} from "./git/checkout.js";
 export {
   type CheckoutGit,
   type CheckoutGitCallOptions,
@@ -38,7 +47,7 @@ export { GitCommandError, type GitContext, prepareHooksPath, runGit, type SpawnP
 export { gitAuthEnvironment } from "./git/git-auth.js";
 export { mergeRefused, scanProgramConfig } from "./git/program-config-scan.js";
 export { defaultMaxBundleBytes, PublishRepository, type PublishRepositoryOptions } from "./git/publish-repository.js";
-export { executorVersion, type HealthView, jobKinds } from "./http/health.js";
+export { type HealthView, jobKinds } from "./http/health.js";
 export { maxBodyBytes } from "./http/read-json.js";
 export { createExecutorServer, type ExecutorServer } from "./http/server.js";
 export {
@@ -47,8 +56,6 @@ export {
   inventoryBlock,
   inventoryHeading,
   type ProbeBounds,
-  type ProbeRun,
-  type ProbeRunner,
   probeBounds,
   probeDocker,
   probedTools,
@@ -67,14 +74,6 @@ export {
 export { type HealthMeasurement, measurement, ServerMeasurements } from "./inventory/measurements.js";
 export { type AgentJobOptions, agentJob, maxSummaryBytes, retainedMarker } from "./jobs/agent-job.js";
 export {
-  type CommitAuthor,
-  contextDirectory,
-  type PreparedCheckout,
-  prepareCheckout,
-  sentinelFiles,
-} from "./jobs/checkout.js";
-export { bodyWithoutCredentials, canonicalJson, credentialsOf, jobIdentity } from "./jobs/identity.js";
-export {
   type JobBody,
   type JobBodySchemas,
   jobBodySchema,
@@ -82,9 +81,12 @@ export {
   outOfScopeFields,
   parseJobBody,
 } from "./jobs/job-body.js";
-export { jobEnvironmentPolicy } from "./jobs/job-environment.js";
-export { JobFailure } from "./jobs/job-failure.js";
-export { isJobId, jobIdPattern } from "./jobs/job-id.js";
+export { type SweepReport, sweepRetained } from "./jobs/retention-sweep.js";
+export { createRedactor, type Redactor } from "./log/redactor.js";
+export type { ProbeRun, ProbeRunner } from "./probes/probe-runner.js";
+export { bodyWithoutCredentials, canonicalJson, credentialsOf, jobIdentity } from "./registry/identity.js";
+export { JobFailure } from "./registry/job-failure.js";
+export { isJobId, jobIdPattern } from "./registry/job-id.js";
 export {
   type JobError,
   type JobPhase,
@@ -95,7 +97,7 @@ export {
   type JobSummary,
   jobStates,
   terminalStates,
-} from "./jobs/job-record.js";
+} from "./registry/job-record.js";
 export {
   createJobRegistry,
   type JobOutcome,
@@ -104,8 +106,7 @@ export {
   type JobRunner,
   type JobWork,
   type Submission,
-} from "./jobs/job-registry.js";
-export { type SweepReport, sweepRetained } from "./jobs/retention-sweep.js";
+} from "./registry/job-registry.js";
 export {
   isCredentialName,
   isDeniedPath,
@@ -113,8 +114,7 @@ export {
   maxSalvagedFiles,
   type SalvageOutcome,
   salvage,
-} from "./jobs/salvage.js";
-export { createRedactor, type Redactor } from "./redactor.js";
+} from "./salvage/salvage.js";
 export { type BootCheckOptions, runBootSandboxCheck, type SandboxBootRecord } from "./sandbox/boot-check.js";
 export { type ProbeSessionOptions, withProbeSession } from "./sandbox/probe-session.js";
 export { probeSandbox, type SandboxVerdict, sandboxVerdictOfError } from "./sandbox/sandbox-probe.js";

@@ -17,6 +17,7 @@ import type { ScriptedStepSource } from "@castellan/models/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { describeNeeding, osSandboxPrograms } from "../../../test-support/system-programs.ts";
 import { withCommandSession } from "../src/commands/command-session.js";
+import { jobEnvironmentPolicy } from "../src/config/job-environment.js";
 import type { ExecutorServerOptions } from "../src/index.js";
 import {
   type InstallOutcome,
@@ -25,7 +26,6 @@ import {
   runDependencyInstall,
 } from "../src/install/dependency-install.js";
 import { userNpmrcPath, writeJobNpmrc } from "../src/install/registry-auth.js";
-import { jobEnvironmentPolicy } from "../src/jobs/job-environment.js";
 import { createJobWatch } from "../src/watch/job-watch.js";
 import { sandboxedCheckoutGit } from "./checkout-git-support.ts";
 import { runSampleJob, type SampleJobRun } from "./sample-job.ts";

@@ -22,7 +22,7 @@ import {
 } from "../src/capabilities/capability-schemas.js";
 import { checkoutGuidanceOff, jobCapabilities } from "../src/capabilities/job-capabilities.js";
 import { materializeSkills, SkillMaterializeError } from "../src/capabilities/skill-files.js";
-import { jobEnvironmentPolicy } from "../src/jobs/job-environment.js";
+import { jobEnvironmentPolicy } from "../src/config/job-environment.js";
 
 const require = createRequire(import.meta.url);
 const everythingEntry = join(

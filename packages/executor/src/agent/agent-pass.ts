@@ -10,11 +10,11 @@ import {
   type SessionStore,
   type TaskPort,
 } from "@castellan/node-runner";
-import type { ProbeRunner } from "../inventory/environment-inventory.js";
-import { sessionProbe } from "../inventory/session-probe.js";
-import type { JobProgress } from "../jobs/job-record.js";
-import type { Redactor } from "../redactor.js";
-import { jobWorkspace } from "./job-workspace.js";
+import { jobWorkspace } from "../commands/job-workspace.js";
+import type { Redactor } from "../log/redactor.js";
+import type { ProbeRunner } from "../probes/probe-runner.js";
+import { sessionProbe } from "../probes/session-probe.js";
+import type { JobProgress } from "../registry/job-record.js";
 import type { BodyModel, ModelFactory, PassInfo } from "./model-factory.js";
 
 /** The model name an executor agent declares; each pass binds it with the job's model factory. */

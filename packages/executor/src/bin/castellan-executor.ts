@@ -5,10 +5,10 @@
 // Settings not given as flags come from the environment (docs in the package README). A missing
 // token or a malformed setting exits 2 naming it; SIGTERM or SIGINT stops the server and exits 0.
 import { parseArgs } from "node:util";
-import { ExecutorConfigError } from "../errors.js";
-import { executorVersion } from "../http/health.js";
+import { executorVersion } from "../config/executor-version.js";
+import { ExecutorConfigError } from "../errors/errors.js";
 import { createExecutorServer } from "../http/server.js";
-import { logLine } from "../log.js";
+import { logLine } from "../log/log.js";
 
 const usage =
   "usage: castellan-executor serve [--host HOST] [--port PORT] [--data-directory DIR] [--transcript-root DIR] [--allow-file-remotes]\n" +

@@ -8,7 +8,7 @@ import {
   SkillInvalidError,
 } from "@castellan/node-runner";
 import { z } from "zod";
-import { isAllowedUrl } from "../jobs/url-policy.js";
+import { isAllowedUrl } from "./url-policy.js";
 
 /** Most skills one job body carries. */
 export const maxJobSkills = 16;

@@ -6,7 +6,7 @@ import {
   type SandboxFilesystemPolicy,
   type Session,
 } from "@castellan/node-runner";
-import { jobWorkspace } from "../agent/job-workspace.js";
+import { jobWorkspace } from "./job-workspace.js";
 
 /** Where a server command Session is rooted, and what its commands may reach. */
 export interface CommandSessionOptions {

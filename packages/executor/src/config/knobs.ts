@@ -1,4 +1,4 @@
-import { ExecutorConfigError } from "../errors.js";
+import { ExecutorConfigError } from "../errors/errors.js";
 
 /** The integer knobs of a server: each an option, and an environment variable the option beats. */
 export interface ExecutorKnobs {

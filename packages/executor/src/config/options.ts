@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import type { ModelFactory } from "../agent/model-factory.js";
-import { ExecutorConfigError } from "../errors.js";
+import { ExecutorConfigError } from "../errors/errors.js";
 import type { SpawnProcess } from "../git/git.js";
 import { userNpmrcPath } from "../install/registry-auth.js";
 import { type ExecutorKnobs, resolveKnobs } from "./knobs.js";

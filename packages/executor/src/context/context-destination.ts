@@ -1,6 +1,6 @@
 import { chmod, lstat, mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { contextDirectory } from "../jobs/checkout.js";
+import { contextDirectory } from "../git/checkout.js";
 import type { ContextImageKind } from "./context-staging.js";
 
 /** What is at a staged file's destination: nothing to keep, a file to keep, or something in the way. */

@@ -1,4 +1,4 @@
-import { contextDirectory } from "../jobs/checkout.js";
+import { contextDirectory } from "../git/checkout.js";
 
 /** The two kinds of context images, each with a directory of its own under `.castellan-context/`. */
 export type ContextImageKind = "reference-screenshots" | "design-renders";

@@ -1,6 +1,6 @@
 import { errorMessage } from "@castellan/harness";
 import { shellArgument as shellQuote } from "@castellan/node-runner";
-import type { ProbeRunner } from "../inventory/environment-inventory.js";
+import type { ProbeRunner } from "../probes/probe-runner.js";
 import { type EgressTarget, parseEgressTarget } from "./egress-target.js";
 
 /**

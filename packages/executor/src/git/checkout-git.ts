@@ -10,7 +10,7 @@ import {
   type OpenCommandSession,
   openCommandSession,
 } from "../commands/command-session.js";
-import type { Redactor } from "../redactor.js";
+import type { Redactor } from "../log/redactor.js";
 import { GitCommandError } from "./git.js";
 import { scanProgramConfig } from "./program-config-scan.js";
 

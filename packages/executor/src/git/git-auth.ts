@@ -1,4 +1,4 @@
-import type { Redactor } from "../redactor.js";
+import type { Redactor } from "../log/redactor.js";
 
 /**
  * The environment that lets one git process authenticate to the remote with `token`: an

@@ -1,7 +1,7 @@
 import { mkdir } from "node:fs/promises";
 import { errorMessage } from "@castellan/harness";
 import { type DetachedProcess, spawnDetached } from "@castellan/node-runner";
-import type { Redactor } from "../redactor.js";
+import type { Redactor } from "../log/redactor.js";
 
 /** A git command that failed; its message is scrubbed of the job's credentials. */
 export class GitCommandError extends Error {

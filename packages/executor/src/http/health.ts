@@ -1,10 +1,5 @@
-import { readFileSync } from "node:fs";
+import { executorVersion } from "../config/executor-version.js";
 import type { HealthMeasurement } from "../inventory/measurements.js";
-
-/** The package's version, read once from its manifest. */
-export const executorVersion: string = (
-  JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }
-).version;
 
 /** The job kinds this server runs: `coder` on `POST /run`, and the `bootstrap` and `blueprint` routes. */
 export const jobKinds = ["coder", "bootstrap", "blueprint"] as const;

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from "node:http";
-import { ExecutorRequestError } from "../errors.js";
+import { ExecutorRequestError } from "../errors/errors.js";
 
 /** The largest body read: 1 MiB. */
 export const maxBodyBytes = 1_048_576;

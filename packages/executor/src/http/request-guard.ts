@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
-import { ExecutorRequestError } from "../errors.js";
+import { ExecutorRequestError } from "../errors/errors.js";
 
 /** Who may reach the server: the Host names it answers to, the Origins it accepts, and its token. */
 export interface RequestPolicy {

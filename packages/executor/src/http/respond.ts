@@ -1,5 +1,5 @@
 import type { ServerResponse } from "node:http";
-import type { ExecutorRequestError } from "../errors.js";
+import type { ExecutorRequestError } from "../errors/errors.js";
 
 /** Sends a JSON answer. No CORS header is ever set. */
 export function sendJson(response: ServerResponse, status: number, body: unknown): void {

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { ExecutorRequestError } from "../errors.js";
-import { jobIdOfSegment } from "../jobs/job-id.js";
+import { ExecutorRequestError } from "../errors/errors.js";
+import { jobIdOfSegment } from "../registry/job-id.js";
 
 /** What a matched route is handed. */
 export interface RouteRequest {

@@ -1,4 +1,5 @@
 import type { EgressVerdict } from "../egress/egress-probe.js";
+import type { ProbeRun, ProbeRunner } from "../probes/probe-runner.js";
 import type { SandboxVerdict } from "../sandbox/sandbox-probe.js";
 
 /** The tools the inventory asks about, each by its version command. */
@@ -22,17 +23,6 @@ export const probedTools: readonly { readonly name: string; readonly command: st
   { name: "jq", command: "jq --version" },
   { name: "curl", command: "curl --version" },
 ]);
-
-/** How one command ran, as the inventory needs it. */
-export interface ProbeRun {
-  readonly exitCode: number | null;
-  readonly timedOut: boolean;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-/** Runs one probe command in the job's sandbox; rejects when it could not be spawned. */
-export type ProbeRunner = (command: string, timeoutMs: number) => Promise<ProbeRun>;
 
 /**
  * What the inventory found of one tool: only exit 127 is an absence; a timeout or a refusal is

@@ -1,10 +1,10 @@
 import { type EgressVerdict, probeEgress } from "../egress/egress-probe.js";
-import { JobFailure } from "../jobs/job-failure.js";
+import type { ProbeRunner } from "../probes/probe-runner.js";
+import { JobFailure } from "../registry/job-failure.js";
 import { probeSandbox, type SandboxVerdict } from "../sandbox/sandbox-probe.js";
 import {
   type DockerFinding,
   inventoryBlock,
-  type ProbeRunner,
   probeDocker,
   probeTools,
   type ToolFinding,

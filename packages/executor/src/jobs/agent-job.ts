@@ -13,11 +13,13 @@ import type { BodyModel, ModelFactory } from "../agent/model-factory.js";
 import { jobCapabilities } from "../capabilities/job-capabilities.js";
 import { materializeSkills } from "../capabilities/skill-files.js";
 import { withCommandSession } from "../commands/command-session.js";
+import { jobEnvironmentPolicy } from "../config/job-environment.js";
 import type { ExecutorKnobs } from "../config/knobs.js";
 import type { ContextImageKind, ContextStaging } from "../context/context-staging.js";
 import { designImagesCorrection } from "../context/design-images-correction.js";
 import { screenshotsBlock } from "../context/screenshots-block.js";
 import { stageContextImages } from "../context/stage-context-images.js";
+import { type CommitAuthor, prepareCheckout } from "../git/checkout.js";
 import { SandboxedCheckoutGit } from "../git/checkout-git.js";
 import { GitCommandError, prepareHooksPath, type SpawnProcess } from "../git/git.js";
 import { gitAuthEnvironment } from "../git/git-auth.js";
@@ -34,7 +36,10 @@ import { openPullRequest, type PullRequestOutcome } from "../pr/pull-request-pha
 import { templateInstructions } from "../pr/template/instructions.js";
 import { resolvePrTemplate } from "../pr/template/resolve-template.js";
 import { BranchPusher } from "../push/branch-pusher.js";
+import { JobFailure } from "../registry/job-failure.js";
+import type { JobOutcome, JobRunner, JobWork } from "../registry/job-registry.js";
 import { runReproduction } from "../reproduction/reproduction-phase.js";
+import { mergeSalvage, type SalvageOutcome } from "../salvage/salvage.js";
 import { sandboxVerdictOfError } from "../sandbox/sandbox-probe.js";
 import type { EffortEstimate } from "../sentinels/effort.js";
 import { readSentinels, type SentinelsReading } from "../sentinels/read-sentinels.js";
@@ -43,13 +48,8 @@ import { createJobWatch } from "../watch/job-watch.js";
 import { ToolGuard } from "../watch/tool-guard.js";
 import { commitBlueprints } from "./blueprint.js";
 import { prepareBootstrapCheckout, publishBootstrap } from "./bootstrap.js";
-import { type CommitAuthor, prepareCheckout } from "./checkout.js";
 import type { JobBody } from "./job-body.js";
-import { jobEnvironmentPolicy } from "./job-environment.js";
-import { JobFailure } from "./job-failure.js";
-import type { JobOutcome, JobRunner, JobWork } from "./job-registry.js";
 import { type PassContext, runPass, type StoppedPass } from "./pass-runner.js";
-import { mergeSalvage, type SalvageOutcome } from "./salvage.js";
 
 /** The longest summary a result carries, in bytes. */
 export const maxSummaryBytes = 16_384;

@@ -1,6 +1,6 @@
 import type { CheckoutGit } from "../git/checkout-git.js";
 import { GitCommandError } from "../git/git.js";
-import { JobFailure } from "./job-failure.js";
+import { JobFailure } from "../registry/job-failure.js";
 
 /** The directory a blueprint job's commit takes, and nothing else. */
 export const blueprintDirectory = "blueprints";

@@ -6,11 +6,11 @@ import {
   sandboxedGitCommandLine,
   shellArgument,
 } from "@castellan/node-runner";
+import { type CommitAuthor, serverExclusions } from "../git/checkout.js";
 import type { CheckoutGit } from "../git/checkout-git.js";
 import { type GitContext, runGit } from "../git/git.js";
 import type { PublishRepository } from "../git/publish-repository.js";
-import { type CommitAuthor, serverExclusions } from "./checkout.js";
-import { JobFailure } from "./job-failure.js";
+import { JobFailure } from "../registry/job-failure.js";
 
 /**
  * A bootstrap job's starting tree: the reference architecture cloned (shallow, its branch, with

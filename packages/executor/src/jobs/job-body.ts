@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { mcpServersSchema, skillsSchema } from "../capabilities/capability-schemas.js";
+import { isAllowedUrl } from "../capabilities/url-policy.js";
 import type { ExecutorKnobs } from "../config/knobs.js";
 import { contextImagesSchema } from "../context/context-images-schema.js";
-import { type ExecutorErrorField, ExecutorRequestError } from "../errors.js";
-import { jobIdPattern } from "./job-id.js";
-import { isAllowedUrl } from "./url-policy.js";
+import { type ExecutorErrorField, ExecutorRequestError } from "../errors/errors.js";
+import { jobIdPattern } from "../registry/job-id.js";
 
 /** The job kinds `POST /run` serves. */
 export const runKinds = ["coder"] as const;

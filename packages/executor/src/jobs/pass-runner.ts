@@ -5,15 +5,15 @@ import { runAgentPass } from "../agent/agent-pass.js";
 import type { BodyModel, ModelFactory } from "../agent/model-factory.js";
 import type { CheckoutGit } from "../git/checkout-git.js";
 import type { PublishRepository } from "../git/publish-repository.js";
+import type { Redactor } from "../log/redactor.js";
 import { type BranchPusher, startCheckpoints } from "../push/branch-pusher.js";
-import type { Redactor } from "../redactor.js";
+import { JobFailure } from "../registry/job-failure.js";
+import type { JobWork } from "../registry/job-registry.js";
+import { type SalvageOutcome, salvage } from "../salvage/salvage.js";
 import { runRecorder } from "../telemetry/run-recorder.js";
 import type { JobWatch } from "../watch/job-watch.js";
 import { noEditProbe, watchEvent } from "../watch/pass-watch.js";
 import type { ToolGuard } from "../watch/tool-guard.js";
-import { JobFailure } from "./job-failure.js";
-import type { JobWork } from "./job-registry.js";
-import { type SalvageOutcome, salvage } from "./salvage.js";
 
 /** What every pass of a job shares. */
 export interface PassContext {

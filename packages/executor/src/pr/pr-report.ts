@@ -1,6 +1,6 @@
 import type { InstallOutcome } from "../install/dependency-install.js";
-import type { SalvageOutcome } from "../jobs/salvage.js";
 import type { ReproductionReport } from "../reproduction/reproduction.js";
+import type { SalvageOutcome } from "../salvage/salvage.js";
 import type { ValidationReport } from "../validation/validation.js";
 
 /**

@@ -1,7 +1,7 @@
 import type { CheckoutGit } from "../git/checkout-git.js";
 import { GitCommandError } from "../git/git.js";
 import type { PublishRepository } from "../git/publish-repository.js";
-import { JobFailure } from "../jobs/job-failure.js";
+import { JobFailure } from "../registry/job-failure.js";
 
 /** What one push did. */
 export interface PushResult {

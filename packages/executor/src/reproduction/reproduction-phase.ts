@@ -1,7 +1,7 @@
 import type { CommandSessionOptions } from "../commands/command-session.js";
 import type { ExecutorKnobs } from "../config/knobs.js";
 import type { CheckoutGit } from "../git/checkout-git.js";
-import type { JobWork } from "../jobs/job-registry.js";
+import type { JobWork } from "../registry/job-registry.js";
 import type { JobWatch } from "../watch/job-watch.js";
 import {
   judgeAttempt,

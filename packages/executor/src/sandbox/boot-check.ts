@@ -1,7 +1,7 @@
 import { rm } from "node:fs/promises";
 import { errorMessage } from "@castellan/harness";
 import { makePrivateDirectory, writePrivateFileAtomically } from "@castellan/node-runner";
-import { jobEnvironmentPolicy } from "../jobs/job-environment.js";
+import { jobEnvironmentPolicy } from "../config/job-environment.js";
 import { withProbeSession } from "./probe-session.js";
 import { probeSandbox, type SandboxVerdict, sandboxVerdictOfError } from "./sandbox-probe.js";
 

@@ -1,7 +1,7 @@
 import type { EnvironmentPolicy, SandboxFilesystemPolicy } from "@castellan/node-runner";
 import { withCommandSession } from "../commands/command-session.js";
-import type { ProbeRunner } from "../inventory/environment-inventory.js";
-import { sessionProbe } from "../inventory/session-probe.js";
+import type { ProbeRunner } from "../probes/probe-runner.js";
+import { sessionProbe } from "../probes/session-probe.js";
 
 /** Where a probe Session is rooted and what it may reach. */
 export interface ProbeSessionOptions {

@@ -5,7 +5,7 @@ import {
   SandboxWorkerMissingError,
   shellArgument as shellQuote,
 } from "@castellan/node-runner";
-import type { ProbeRunner } from "../inventory/environment-inventory.js";
+import type { ProbeRunner } from "../probes/probe-runner.js";
 
 /**
  * What a sandbox check decided. `usable`: the probe binary ran sandboxed and exited 0.

@@ -1,5 +1,5 @@
 import { type CommandSessionOptions, withCommandSession } from "../commands/command-session.js";
-import type { JobWork } from "../jobs/job-registry.js";
+import type { JobWork } from "../registry/job-registry.js";
 import type { JobWatch } from "../watch/job-watch.js";
 import { roundPassed, runValidationRound, type ValidationReport, validationRepairNote } from "./validation.js";
 

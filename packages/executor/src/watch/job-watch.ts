@@ -1,5 +1,5 @@
 import type { JsonValue } from "@castellan/harness";
-import { JobFailure } from "../jobs/job-failure.js";
+import { JobFailure } from "../registry/job-failure.js";
 
 /** The watchdog and guard settings a job runs under. */
 export interface WatchLimits {

@@ -2,7 +2,7 @@
 // rate-limit retries, and every failure as a PullRequestError whose message names the call.
 import { setTimeout as delay } from "node:timers/promises";
 import { errorMessage } from "@castellan/harness";
-import { executorVersion } from "../../http/health.js";
+import { executorVersion } from "../../config/executor-version.js";
 import { readBoundedText } from "./bounded-body.js";
 import { errorDetail } from "./github-answer.js";
 import { PullRequestError } from "./pull-request-error.js";

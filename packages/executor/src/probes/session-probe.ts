@@ -1,5 +1,5 @@
 import { runSessionCommand, type Session } from "@castellan/node-runner";
-import type { ProbeRunner } from "./environment-inventory.js";
+import type { ProbeRunner } from "./probe-runner.js";
 
 /** Runs probe commands as host commands of `session` (in its sandbox, under its policies). */
 export function sessionProbe(session: Session, signal: AbortSignal): ProbeRunner {

@@ -1,4 +1,4 @@
-import { ExecutorRequestError } from "../errors.js";
+import { ExecutorRequestError } from "../errors/errors.js";
 
 /** What a job id may be: a letter or digit, then up to 127 of letters, digits, `.`, `_` and `-`. */
 export const jobIdPattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;

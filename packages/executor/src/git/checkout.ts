@@ -1,7 +1,7 @@
 import { appendFile, mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { createProtectedPlaceholders, workspaceProtectedRootEntries } from "@castellan/node-runner";
-import { type GitContext, runGit } from "../git/git.js";
+import { type GitContext, runGit } from "./git.js";
 
 /** The commit identity the server sets in each checkout. */
 export interface CommitAuthor {
