@@ -156,4 +156,10 @@ describe("the executor's token and paths", () => {
       egressTarget: "127.0.0.1:9",
     });
   });
+
+  it("reads DOCKER_HOST once, with the other settings, so no job reads the environment", () => {
+    const token = "t".repeat(40);
+    expect(resolveExecutorOptions({ token, env: { DOCKER_HOST: "unix:///run/docker.sock" } }).dockerHostSet).toBe(true);
+    expect(resolveExecutorOptions({ token, env: {} }).dockerHostSet).toBe(false);
+  });
 });

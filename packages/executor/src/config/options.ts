@@ -80,6 +80,8 @@ export interface ResolvedExecutorOptions extends ExecutorKnobs {
   readonly shutdownGraceMs: number;
   readonly commitAuthor: { readonly name: string; readonly email: string };
   readonly npmUserConfig: string;
+  /** Whether `DOCKER_HOST` is set in the server's environment (its jobs' commands inherit it). */
+  readonly dockerHostSet: boolean;
 }
 
 /** `Name <email>`, as git writes an identity. */
@@ -192,5 +194,6 @@ export function resolveExecutorOptions(options: ExecutorServerOptions = {}): Res
     shutdownGraceMs: grace,
     commitAuthor: commitAuthorOf(options.commitAuthor),
     npmUserConfig: path(text(options.npmUserConfig, "npmUserConfig") ?? userNpmrcPath(env), "npmUserConfig"),
+    dockerHostSet: Boolean(env.DOCKER_HOST),
   });
 }

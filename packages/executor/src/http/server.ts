@@ -80,6 +80,7 @@ export function createExecutorServer(options: ExecutorServerOptions = {}): Execu
         sandboxProbeBinary: resolved.sandboxProbeBinary,
         egressTarget: resolved.egressTarget,
         egressDnsName: resolved.egressDnsName,
+        dockerHostSet: resolved.dockerHostSet,
         measurements,
       },
     }),

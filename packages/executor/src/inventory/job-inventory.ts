@@ -54,17 +54,16 @@ async function toolFindings(options: JobInventoryOptions, policy: string): Promi
   if (known && Date.now() - known.at < toolMemoMs) return known;
   const shared = await memo.measuring.get(policy)?.catch(() => undefined);
   if (shared?.settled) return shared;
-  const measurement = Promise.all([
-    probeTools(options.probe),
-    probeDocker(options.probe, options.dockerHostSet ?? Boolean(process.env.DOCKER_HOST)),
-  ]).then(([tools, docker]): ToolsEntry => {
-    // A version command that exits non-zero answers the same next time; a timeout may not.
-    const settled =
-      tools.every((tool) => tool.state !== "undetermined" || !tool.transient) && docker !== "undetermined";
-    const entry = { at: Date.now(), tools, docker, settled };
-    if (settled) memo.tools.set(policy, entry);
-    return entry;
-  });
+  const measurement = Promise.all([probeTools(options.probe), probeDocker(options.probe, options.dockerHostSet)]).then(
+    ([tools, docker]): ToolsEntry => {
+      // A version command that exits non-zero answers the same next time; a timeout may not.
+      const settled =
+        tools.every((tool) => tool.state !== "undetermined" || !tool.transient) && docker !== "undetermined";
+      const entry = { at: Date.now(), tools, docker, settled };
+      if (settled) memo.tools.set(policy, entry);
+      return entry;
+    },
+  );
   memo.measuring.set(policy, measurement);
   try {
     return await measurement;
@@ -86,8 +85,8 @@ export interface JobInventoryOptions {
   readonly egressDnsName: string;
   /** Receives the live verdicts `/health` shows. */
   readonly measurements?: ServerMeasurements;
-  /** Whether `DOCKER_HOST` is set for the job's commands. Default: read from this process. */
-  readonly dockerHostSet?: boolean;
+  /** Whether `DOCKER_HOST` is set for the job's commands: read once with the server's settings. */
+  readonly dockerHostSet: boolean;
 }
 
 const settledEgress = new Set<EgressVerdict["state"]>(["reachable", "not-carried-out", "not-measured"]);

@@ -71,6 +71,8 @@ export interface AgentJobOptions {
     readonly egressTarget: string | undefined;
     readonly egressDnsName: string;
     readonly measurements?: ServerMeasurements;
+    /** Whether `DOCKER_HOST` is set, from the server's settings. */
+    readonly dockerHostSet: boolean;
   };
   /** The identity of the server's commits, set in each checkout for the agent's too. */
   readonly commitAuthor: CommitAuthor;
