@@ -81,8 +81,6 @@ function scriptedApproval(decision: "allow" | "deny"): NodeRunnerPlugin {
     apply: (host) =>
       host.registerApproval({
         request: async (request: ToolApprovalRequest) => {
-          // Let the event printer catch up first, so the call shows before its approval.
-          await new Promise((done) => setImmediate(done));
           const who = request.parent ? ` (in ${request.agent.id})` : "";
           process.stdout.write(`  approval: ${request.toolName}${who} ${bounded(request.input)} -> ${decision}\n`);
           return decision === "allow" ? { decision } : { decision, reason: "denied with --deny" };

@@ -52,6 +52,8 @@ export async function decidePermission(
     readonly signal: AbortSignal;
     /** Makes an approval request durable before the adapter is asked, and its answer after. */
     readonly approvalLog?: ApprovalLog;
+    /** Awaited just before the adapter is asked (the Run's consumer catching up). Default none. */
+    readonly beforeAsking?: () => Promise<void>;
   },
 ): Promise<PermissionOutcome> {
   let strongest: { decision: Exclude<ToolPermissionDecision, "defer">; reason?: string } | undefined;
@@ -112,9 +114,16 @@ export interface ApprovalLog {
 export async function askApproval(
   approval: ToolApprovalAdapter,
   request: ToolApprovalRequest,
-  context: { readonly signal: AbortSignal; readonly approvalLog?: ApprovalLog; readonly alreadyRequested?: boolean },
+  context: {
+    readonly signal: AbortSignal;
+    readonly approvalLog?: ApprovalLog;
+    readonly alreadyRequested?: boolean;
+    /** Awaited just before the adapter is asked (the Run's consumer catching up). Default none. */
+    readonly beforeAsking?: () => Promise<void>;
+  },
 ): Promise<PermissionOutcome> {
   if (!context.alreadyRequested) await context.approvalLog?.requested(request);
+  await context.beforeAsking?.();
   const answer = await approval.request(request, { signal: context.signal });
   const outcome: PermissionOutcome =
     answer?.decision === "allow"

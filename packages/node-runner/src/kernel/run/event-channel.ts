@@ -13,12 +13,32 @@ export class EventChannel<Event> implements AsyncIterable<Event> {
   private iterating = false;
   /** Consumers' `next` calls waiting for an event; only while the buffer is empty. */
   private readonly waiters: ((result: IteratorResult<Event>) => void)[] = [];
+  /** Events pushed; events handed to the consumer; events it is done with (it asked for the next one). */
+  private pushed = 0;
+  private handed = 0;
+  private finished = 0;
+  /** Who waits for the consumer to have taken the events pushed before they asked. */
+  private readonly drains: { readonly until: number; readonly resolve: () => void }[] = [];
 
   push(event: Event): void {
     if (this.ended || this.stopped) return;
+    this.pushed++;
     const waiter = this.waiters.shift();
-    if (waiter) waiter({ value: event, done: false });
-    else this.buffer.push(event);
+    if (waiter) {
+      this.handed++;
+      waiter({ value: event, done: false });
+    } else this.buffer.push(event);
+  }
+
+  /**
+   * Resolves once the consumer is done with every event pushed so far: it was handed each and
+   * then asked for the next one, so its loop body for them (printing a tool call, say) has run
+   * to its end. Resolves at once when nobody iterates, or iteration stopped: nothing would ever
+   * take them.
+   */
+  delivered(): Promise<void> {
+    if (!this.iterating || this.stopped || this.finished >= this.pushed) return Promise.resolve();
+    return new Promise((resolve) => this.drains.push({ until: this.pushed, resolve }));
   }
 
   end(): void {
@@ -41,6 +61,8 @@ export class EventChannel<Event> implements AsyncIterable<Event> {
   }
 
   private next(): Promise<IteratorResult<Event>> {
+    // Asking for the next event means the consumer is done with every one handed before.
+    this.finish(this.handed);
     if (this.head < this.buffer.length) {
       const event = this.buffer[this.head] as Event;
       // Release delivered events so a long Run holds only what is not yet consumed.
@@ -49,6 +71,7 @@ export class EventChannel<Event> implements AsyncIterable<Event> {
         this.buffer.splice(0, this.head);
         this.head = 0;
       }
+      this.handed++;
       return Promise.resolve({ value: event, done: false });
     }
     if (this.ended || this.stopped) return Promise.resolve({ value: undefined, done: true });
@@ -60,6 +83,18 @@ export class EventChannel<Event> implements AsyncIterable<Event> {
     this.buffer = [];
     this.head = 0;
     this.release();
+    for (const drain of this.drains.splice(0)) drain.resolve();
+  }
+
+  /** The consumer is done with the first `count` events: wakes the drains that waited for them. */
+  private finish(count: number): void {
+    this.finished = count;
+    if (this.drains.length === 0) return;
+    const done = this.drains.filter((drain) => drain.until <= count);
+    for (const drain of done) {
+      this.drains.splice(this.drains.indexOf(drain), 1);
+      drain.resolve();
+    }
   }
 
   /** Completes every waiting `next`: nothing more will come. */

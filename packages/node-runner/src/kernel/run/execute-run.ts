@@ -40,6 +40,8 @@ export interface RunRequest {
   readonly model: SessionModel;
   /** Skills the host activates before the first projection. */
   readonly activateSkills?: readonly string[];
+  /** Resolves once the Run's consumer has taken every event emitted so far. Default: at once. */
+  readonly delivered?: () => Promise<void>;
 }
 
 /**
@@ -137,6 +139,7 @@ async function turnLoop(context: SessionContext, run: RunRequest, journal: RunJo
           visible,
           stopReason: answer.stopReason,
           ...(run.budget ? { budget: remainingBudget(run.budget, spent()) } : {}),
+          ...(run.delivered ? { delivered: run.delivered } : {}),
         });
         emit({ kind: "turn-end", runId, turn });
         if (run.joined.size > 0) await takeJoined(journal, run);
@@ -219,6 +222,7 @@ async function begin(context: SessionContext, run: RunRequest, journal: RunJourn
       visible,
       resume: { retryIdempotent: mode.retryIdempotent },
       ...(history.lastStopReason ? { stopReason: history.lastStopReason } : {}),
+      ...(run.delivered ? { delivered: run.delivered } : {}),
     });
     journal.emit({ kind: "turn-end", runId, turn });
   } else if (active.batchOpen) {

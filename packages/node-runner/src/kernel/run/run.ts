@@ -37,12 +37,20 @@ export class RunHandle implements Run {
 
   constructor(
     id: string,
-    execution: (emit: (event: RunEvent) => void, joined: JoinQueue) => Promise<RunResult>,
+    execution: (
+      emit: (event: RunEvent) => void,
+      joined: JoinQueue,
+      delivered: () => Promise<void>,
+    ) => Promise<RunResult>,
     private readonly normalize: (input: string | readonly ContentBlock[]) => readonly ContentBlock[],
     private readonly checkInputId: (inputId: unknown, queued: JoinQueue) => void = () => undefined,
   ) {
     this.id = id;
-    this.result = execution((event) => this.channel.push(event), this.joined).finally(() => this.channel.end());
+    this.result = execution(
+      (event) => this.channel.push(event),
+      this.joined,
+      () => this.channel.delivered(),
+    ).finally(() => this.channel.end());
     // A consumer may only iterate; the rejection is still delivered to whoever awaits `result`.
     this.result.catch(() => undefined);
   }

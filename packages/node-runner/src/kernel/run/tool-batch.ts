@@ -42,6 +42,11 @@ export interface BatchContext {
   readonly stopReason?: StopReason;
   /** What is left of the Run's budget: a child agent's Run may spend at most this. */
   readonly budget?: UsageBudget;
+  /**
+   * Resolves once the Run's consumer has taken the events emitted so far: an approval is asked
+   * only after the consumer has seen the call's `tool-call` event. Default: at once.
+   */
+  readonly delivered?: () => Promise<void>;
 }
 
 /**
@@ -377,7 +382,12 @@ async function decide(
     } else if (item.pendingApproval && session.policy.approval) {
       const asked = { ...request, description: item.tool.tool.description };
       outcome = await abortable(
-        askApproval(session.policy.approval, asked, { signal, approvalLog, alreadyRequested: true }),
+        askApproval(session.policy.approval, asked, {
+          signal,
+          approvalLog,
+          alreadyRequested: true,
+          ...(context.delivered ? { beforeAsking: context.delivered } : {}),
+        }),
         signal,
       );
     } else {
@@ -386,6 +396,7 @@ async function decide(
           description: item.tool.tool.description,
           signal,
           approvalLog,
+          ...(context.delivered ? { beforeAsking: context.delivered } : {}),
         }),
         signal,
       );

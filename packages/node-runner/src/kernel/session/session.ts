@@ -345,7 +345,7 @@ export class NodeSession implements Session {
     let active: Promise<RunResult> | undefined;
     const run = new RunHandle(
       runId,
-      async (emit, joined) => {
+      async (emit, joined, delivered) => {
         try {
           return await executeRun(
             context,
@@ -354,6 +354,7 @@ export class NodeSession implements Session {
               mode,
               signal,
               joined,
+              delivered,
               budget,
               model,
               ...(options.activateSkills ? { activateSkills: options.activateSkills } : {}),
