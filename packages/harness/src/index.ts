@@ -115,12 +115,14 @@ export { assertSkillBinding, type SkillBinding, type SkillDeclaration, skillName
 export { cutUtf8, cutUtf8Tail, errorMessage } from "./text.js";
 export {
   defineTool,
+  describeToolCall,
   type HostToolReference,
   hostTool,
   isToolDeclaration,
   type Tool,
   type ToolAdmission,
   type ToolAdmitContext,
+  type ToolCallDescription,
   type ToolDeclaration,
   type ToolDefinition,
   type ToolOutput,

@@ -43,6 +43,14 @@ export interface ToolAdmission<Input = any> {
   readonly admission: JsonValue;
 }
 
+/** How a call is shown to a person asked to approve it. */
+export interface ToolCallDescription {
+  /** One line: what the call does, e.g. `Edit src/app.ts`. */
+  readonly title: string;
+  /** The detail worth reading before answering (a unified diff, a command line and its workdir). Default "". */
+  readonly summary?: string;
+}
+
 /** The fields of a tool, as given to `defineTool`. */
 export interface ToolDefinition<Input = any> {
   /** Letters, digits, `_` and `-`, at most 64 characters (what every provider accepts). */
@@ -88,6 +96,12 @@ export interface ToolDefinition<Input = any> {
     ctx: ToolPermissionContext,
   ): ToolPermissionContribution | Promise<ToolPermissionContribution>;
   execute(input: Input, ctx: ToolContext): Promise<ToolOutput> | ToolOutput;
+  /**
+   * Describes one call for an approval request (its `title` and `summary`), from the final input
+   * and the admission; never the model-facing `description`. A throw or a bad answer falls back
+   * to the default. Default: title `Call <name>`, no summary.
+   */
+  describeCall?(input: Input, admission: JsonValue | undefined): ToolCallDescription;
 }
 
 /** A declared tool: a frozen value holding its contract and implementation. */
@@ -147,6 +161,9 @@ export function defineTool(
   if (definition.admit !== undefined && typeof definition.admit !== "function") {
     throw new DeclarationError(`${where}: admit must be a function.`);
   }
+  if (definition.describeCall !== undefined && typeof definition.describeCall !== "function") {
+    throw new DeclarationError(`${where}: describeCall must be a function.`);
+  }
   if (definition.permission !== undefined && typeof definition.permission !== "function") {
     throw new DeclarationError(`${where}: permission must be a function.`);
   }
@@ -179,6 +196,19 @@ export function defineTool(
     readOnly: definition.readOnly ?? false,
     idempotent: definition.idempotent ?? false,
   } as Tool);
+}
+
+/** How a call of `tool` is shown for approval: its own `describeCall`, else `Call <name>` with no summary. */
+export function describeToolCall(tool: Tool, input: JsonValue, admission: JsonValue | undefined): Required<ToolCallDescription> {
+  const fallback = { title: `Call ${tool.name}`, summary: "" };
+  if (!tool.describeCall) return fallback;
+  try {
+    const described = tool.describeCall(input, admission) as Partial<ToolCallDescription> | undefined;
+    if (typeof described?.title !== "string" || described.title.trim() === "") return fallback;
+    return { title: described.title, summary: typeof described.summary === "string" ? described.summary : "" };
+  } catch {
+    return fallback;
+  }
 }
 
 /** Refers to a tool the host registers under `name`; a missing name fails when a Session opens. */

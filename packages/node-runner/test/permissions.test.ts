@@ -321,6 +321,8 @@ describe("the permission precedence table", () => {
           const askReason = scenario.verdict === "ask" ? scenario.reason : undefined;
           expect(approvalRequests[0]).toEqual({
             ...expectedRequest,
+            title: "Call act",
+            summary: "",
             description: "Act on a path",
             ...(askReason === undefined ? {} : { reason: askReason }),
           });

@@ -272,6 +272,8 @@ describe("a tool's admit", () => {
       toolName: "apply_workspace_patch",
       input: { patch: "..." },
       readOnly: false,
+      title: "Apply a patch to src/a.ts",
+      summary: "*** Begin Patch",
       description: "Apply a patch",
       admission: { files: [{ path: "src/a.ts", operation: "update" }] },
     });

@@ -20,6 +20,8 @@ function request(overrides: Partial<ToolApprovalRequest> = {}): ToolApprovalRequ
     source: { kind: "agent" },
     input: { path: "a.txt", content: "hello" },
     readOnly: false,
+    title: "Call write_file",
+    summary: "",
     description: "",
     ...overrides,
   };
@@ -132,6 +134,69 @@ describe("terminalApproval", () => {
     await expect(first).resolves.toEqual({ decision: "deny", reason: expect.stringContaining("input ended") });
     await expect(t.ask()).resolves.toMatchObject({ decision: "deny", reason: expect.stringContaining("input ended") });
     expect(t.prompts()).toBe(2);
+    t.plugin.close();
+  });
+
+  it("shows the call's title and summary, never the model-facing description", async () => {
+    const t = setup();
+    const answer = t.ask(
+      request({
+        title: "Edit src/a.ts",
+        summary: "--- a/src/a.ts\n+++ b/src/a.ts\n-old\n+new",
+        description: "A long text written for the model",
+      }),
+    );
+    await t.waitForPrompts(1);
+    expect(t.output()).toContain("Tool approval requested: Edit src/a.ts");
+    expect(t.output()).toContain("+++ b/src/a.ts\n-old\n+new");
+    expect(t.output()).not.toContain("written for the model");
+    t.input.write("n\n");
+    await answer;
+    t.plugin.close();
+  });
+
+  it("allows always for this Session by the admission's policyKey, else the tool name", async () => {
+    const t = setup();
+    const exec = (sessionId: string, command: string) =>
+      request({ sessionId, toolName: "exec_command", admission: { policyKey: "exec_command", command } });
+    const first = t.ask(exec("s1", "npm test"));
+    await t.waitForPrompts(1);
+    expect(t.output()).toContain("answer a to allow this and every later exec_command call of this Session");
+    t.input.write("a\n");
+    await expect(first).resolves.toEqual({
+      decision: "allow",
+      reason: "allowed always for this Session at the terminal",
+    });
+    // The same key in the same Session is not asked again; another Session, or another key, is.
+    await expect(t.ask(exec("s1", "npm run lint"))).resolves.toMatchObject({ decision: "allow" });
+    expect(t.prompts()).toBe(1);
+    const other = t.ask(exec("s2", "npm test"));
+    await t.waitForPrompts(2);
+    t.input.write("n\n");
+    await expect(other).resolves.toMatchObject({ decision: "deny" });
+    const write = t.ask(request({ sessionId: "s1" }));
+    await t.waitForPrompts(3);
+    t.input.write("always\n");
+    await expect(write).resolves.toMatchObject({ decision: "allow" });
+    await expect(t.ask(request({ sessionId: "s1", toolCallId: "call-2" }))).resolves.toMatchObject({
+      decision: "allow",
+    });
+    expect(t.prompts()).toBe(3);
+    t.plugin.close();
+  });
+
+  it("never offers always for request_network_access: a there is no yes", async () => {
+    const t = setup();
+    const network = request({ toolName: "request_network_access", admission: { policyKey: "network", hosts: ["x"] } });
+    const answer = t.ask(network);
+    await t.waitForPrompts(1);
+    expect(t.output()).not.toContain("answer a to allow");
+    t.input.write("a\n");
+    await expect(answer).resolves.toEqual({ decision: "deny", reason: "denied at the terminal" });
+    const again = t.ask(network);
+    await t.waitForPrompts(2);
+    t.input.write("y\n");
+    await expect(again).resolves.toEqual({ decision: "allow" });
     t.plugin.close();
   });
 

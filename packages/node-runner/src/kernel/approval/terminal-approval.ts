@@ -37,6 +37,7 @@ export class TerminalApprovalError extends CastellanError {
 export const TERMINAL_APPROVAL_QUESTION = "Allow? [y/N] ";
 
 const DENIED = "denied at the terminal";
+const ALWAYS = "allowed always for this Session at the terminal";
 const INPUT_ENDED = "the terminal input ended before an answer";
 const INTERRUPTED = "interrupted at the terminal (Ctrl+C)";
 
@@ -51,18 +52,33 @@ export function escapeForTerminal(text: string): string {
   );
 }
 
-/** The text shown for a request, before the question: exactly what the request holds. */
+/** Tools whose calls are never allowed "always": each host a model asks to reach is decided on its own. */
+const neverAlways: ReadonlySet<string> = new Set(["request_network_access"]);
+
+/**
+ * What "always" remembers for a request: its admission's `policyKey` (e.g. `exec_command`),
+ * else the tool name; undefined for a tool never allowed "always" (`request_network_access`).
+ */
+export function alwaysKeyOf(request: ToolApprovalRequest): string | undefined {
+  if (neverAlways.has(request.toolName)) return undefined;
+  const policyKey = (request.admission as { policyKey?: unknown } | null | undefined)?.policyKey;
+  return typeof policyKey === "string" && policyKey !== "" ? policyKey : request.toolName;
+}
+
+/** The text shown for a request, before the question: what the call does and exactly what it holds. */
 export function formatApprovalPrompt(request: ToolApprovalRequest): string {
-  const lines = ["", "Tool approval requested", `  agent:  ${request.agent.id}`];
+  const lines = ["", `Tool approval requested: ${request.title ?? request.toolName}`, `  agent:  ${request.agent.id}`];
   if (request.parent) {
     const p = request.parent;
     lines.push(`  parent: tool call ${p.toolCallId} (${p.toolName}) in session ${p.sessionId}, run ${p.runId}`);
   }
   lines.push(`  tool:   ${request.toolName} (${request.readOnly ? "read-only" : "not read-only: may make changes"})`);
-  if (request.description) lines.push(`  about:  ${request.description}`);
   if (request.reason !== undefined) lines.push(`  reason: ${request.reason}`);
+  if (request.summary) lines.push(request.summary);
   lines.push("  input:", JSON.stringify(request.input, null, 2));
   if (request.admission !== undefined) lines.push("  admission:", JSON.stringify(request.admission, null, 2));
+  const key = alwaysKeyOf(request);
+  if (key !== undefined) lines.push(`  (answer a to allow this and every later ${key} call of this Session)`);
   lines.push("");
   return escapeForTerminal(lines.join("\n"));
 }
@@ -73,15 +89,23 @@ export function isAllowAnswer(line: string): boolean {
   return answer === "y" || answer === "yes";
 }
 
+/** Whether a typed answer allows the call and every later one of its key in the Session: `a` or `always`. */
+export function isAlwaysAnswer(line: string): boolean {
+  const answer = line.trim().toLowerCase();
+  return answer === "a" || answer === "always";
+}
+
 type InputEvent = { kind: "line"; line: string } | { kind: "end" | "interrupt" | "closed" | "aborted" };
 
 /**
- * Answers `ask` decisions by asking at the terminal. Each request prints the agent, parent tool call,
- * tool, read-only trait, reason, the exact final input and the tool's admission, if any
- * (`JSON.stringify(value, null, 2)`; only
- * terminal control and bidi characters inside strings are shown as `\uXXXX`), then asks
- * `Allow? [y/N] `. `y`/`yes` allows; any other line, including an empty one, denies; end of input
- * denies. Requests are asked one at a time, in order. Input is read line by line (readline, created on
+ * Answers `ask` decisions by asking at the terminal. Each request prints the call's title, the
+ * agent, parent tool call, tool, read-only trait, reason, the call's summary (a diff, a command
+ * line), the exact final input and the tool's admission, if any (`JSON.stringify(value, null, 2)`;
+ * only terminal control and bidi characters inside strings are shown as `\uXXXX`), never the
+ * tool's model-facing description, then asks `Allow? [y/N] `. `y`/`yes` allows; `a`/`always`
+ * allows it and every later call of the same key in that Session (the admission's `policyKey`,
+ * else the tool name; never offered for `request_network_access`); any other line, including an
+ * empty one, denies; end of input denies. Requests are asked one at a time, in order. Input is read line by line (readline, created on
  * the first request; terminal mode only when `input.isTTY`), so lines typed ahead are kept and each
  * answers the next question. The input is paused (and a TTY left in cooked mode, so Ctrl+C behaves
  * normally) between questions. A request whose signal aborts is withdrawn and rejects with a
@@ -98,6 +122,12 @@ export function terminalApproval(options: TerminalApprovalOptions = {}): Termina
   let closed = false;
   let waiter: ((event: InputEvent) => void) | undefined;
   let tail: Promise<unknown> = Promise.resolve();
+  /** What "always" allowed: `<sessionId>\u0000<key>`, for the approver's life. */
+  const always = new Set<string>();
+  const alwaysEntry = (request: ToolApprovalRequest): string | undefined => {
+    const key = alwaysKeyOf(request);
+    return key === undefined ? undefined : `${request.sessionId}\u0000${key}`;
+  };
 
   const closedError = () => new TerminalApprovalError("approval_closed", "The terminal approval has been closed.");
   const abortedError = (signal: AbortSignal) =>
@@ -146,6 +176,11 @@ export function terminalApproval(options: TerminalApprovalOptions = {}): Termina
   async function ask(request: ToolApprovalRequest, signal: AbortSignal): Promise<ToolApprovalAnswer> {
     if (closed) throw closedError();
     if (signal.aborted) throw abortedError(signal);
+    const entry = alwaysEntry(request);
+    if (entry !== undefined && always.has(entry)) {
+      output.write(escapeForTerminal(`\n(allowed always for this Session: ${request.title ?? request.toolName})\n`));
+      return { decision: "allow", reason: ALWAYS };
+    }
     const reader = open();
     output.write(formatApprovalPrompt(request));
     if (ended) output.write(TERMINAL_APPROVAL_QUESTION);
@@ -161,8 +196,14 @@ export function terminalApproval(options: TerminalApprovalOptions = {}): Termina
       reader.pause();
     }
     switch (event.kind) {
-      case "line":
+      case "line": {
+        // "always" is offered only where the prompt said so; elsewhere it is no yes.
+        if (entry !== undefined && isAlwaysAnswer(event.line)) {
+          always.add(entry);
+          return { decision: "allow", reason: ALWAYS };
+        }
         return isAllowAnswer(event.line) ? { decision: "allow" } : { decision: "deny", reason: DENIED };
+      }
       case "end":
         output.write("\n(input ended: denied)\n");
         return { decision: "deny", reason: INPUT_ENDED };

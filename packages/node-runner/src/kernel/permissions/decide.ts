@@ -49,6 +49,8 @@ export async function decidePermission(
   policy: PermissionPolicy,
   context: {
     readonly description: string;
+    /** How the call is shown for approval (`describeToolCall`). */
+    readonly shown: { readonly title: string; readonly summary: string };
     readonly signal: AbortSignal;
     /** Makes an approval request durable before the adapter is asked, and its answer after. */
     readonly approvalLog?: ApprovalLog;
@@ -99,7 +101,7 @@ export async function decidePermission(
   }
   return await askApproval(
     policy.approval,
-    { ...request, description: context.description, ...(reason ? { reason } : {}) },
+    { ...request, ...context.shown, description: context.description, ...(reason ? { reason } : {}) },
     context,
   );
 }

@@ -20,6 +20,11 @@ export type ToolPermissionHook = (
 
 /** What an approval adapter is asked: the request and why it is being asked. */
 export interface ToolApprovalRequest extends ToolPermissionRequest {
+  /** One line saying what the call does, from the tool's `describeCall` (default `Call <name>`). */
+  readonly title: string;
+  /** What to read before answering (a diff, a command line and workdir); "" when the tool gives none. */
+  readonly summary: string;
+  /** The tool's model-facing description: for reference, not for the person deciding. */
   readonly description: string;
   /** The reason a hook gave for asking, if any. */
   readonly reason?: string;

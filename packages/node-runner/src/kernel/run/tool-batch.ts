@@ -1,5 +1,5 @@
 import type { JsonValue, RunEvent, StopReason, ToolCall, ToolResult } from "@castellan/harness";
-import { errorMessage, frozenJsonCopy } from "@castellan/harness";
+import { describeToolCall, errorMessage, frozenJsonCopy } from "@castellan/harness";
 import { childUsageOf, isChildAgentTool } from "../children/child-tools.js";
 import { committedState, type SessionContext } from "../context/session-context.js";
 import type { UsageBudget } from "../context/usage-budget.js";
@@ -348,6 +348,8 @@ async function decide(
     ...(session.child ? { parent: session.child.parent } : {}),
     ...(item.admission !== undefined ? { admission: item.admission } : {}),
   };
+  // How a person asked about the call sees it: the tool's own words, never its model-facing description.
+  const shown = describeToolCall(item.tool.tool, item.input, item.admission);
   // A person is asked only once the request is durable, so it outlives this process.
   const approvalLog = {
     requested: (asked: ToolApprovalRequest) =>
@@ -380,7 +382,7 @@ async function decide(
     if (item.answered) {
       outcome = item.answered;
     } else if (item.pendingApproval && session.policy.approval) {
-      const asked = { ...request, description: item.tool.tool.description };
+      const asked = { ...request, ...shown, description: item.tool.tool.description };
       outcome = await abortable(
         askApproval(session.policy.approval, asked, {
           signal,
@@ -394,6 +396,7 @@ async function decide(
       outcome = await abortable(
         decidePermission(request, policyFor(session, item), {
           description: item.tool.tool.description,
+          shown,
           signal,
           approvalLog,
           ...(context.delivered ? { beforeAsking: context.delivered } : {}),

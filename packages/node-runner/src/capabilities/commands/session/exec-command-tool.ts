@@ -84,6 +84,15 @@ function execCommandTool(runtimeOf: CommandRuntimeOf): Tool<ExecCommandInput> {
       };
       return { admission: { ...admission } };
     },
+    describeCall: (input, admission) => {
+      const admitted = admission as Partial<ExecCommandAdmission> | undefined;
+      const workdir = admitted?.workdir ?? input.workdir ?? ".";
+      const lifetime = input.lifetime === "session" ? " (kept for the Session)" : "";
+      return {
+        title: `Run a command${lifetime}: ${input.command.split("\n")[0]}`,
+        summary: `$ ${input.command}\nin ${workdir}`,
+      };
+    },
     execute: (input, ctx) =>
       reportOrRefusal(async () => {
         const runtime = runtimeOf(ctx);

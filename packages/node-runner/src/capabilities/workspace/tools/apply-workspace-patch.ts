@@ -44,6 +44,15 @@ export function applyWorkspacePatchTool(context: WorkspaceToolsContext): Tool<Ap
       await assertGuidanceSeen(guidance, ctx, plan.directories);
       return { admission: { files: plan.files.map((file) => ({ ...file })) } };
     },
+    describeCall: (input, admission) => {
+      const files = ((admission as { files?: { path?: unknown }[] } | undefined)?.files ?? []).map((file) =>
+        String(file.path),
+      );
+      return {
+        title: files.length === 0 ? "Apply a patch" : `Apply a patch to ${files.join(", ")}`,
+        summary: input.patch,
+      };
+    },
     execute: (input, ctx) =>
       refusalsAsResults(async () => {
         // Approval may have waited: everything admission checked is checked again now.

@@ -4,6 +4,7 @@ import { readWholeFile } from "../../../platform/paths/open-file.js";
 import { resolveForWrite } from "../../../platform/paths/resolve-write.js";
 import { writeFileAtomically } from "../../../platform/paths/write-file.js";
 import { assertGuidanceSeen } from "../instructions/guidance-check.js";
+import { editDiff } from "./describe-edit.js";
 import { jsonResult, refusalsAsResults } from "./results.js";
 import { directoryOf, type WorkspaceToolsContext } from "./workspace-context.js";
 
@@ -74,6 +75,10 @@ export function editWorkspaceFileTool(context: WorkspaceToolsContext): Tool<Edit
       await assertGuidanceSeen(guidance, ctx, [directoryOf(input.path)]);
       return { admission: { files: [{ path: input.path, operation: "update" }] } };
     },
+    describeCall: (input) => ({
+      title: `Edit ${input.path}`,
+      summary: editDiff(input.path, input.expected, input.replacement),
+    }),
     execute: (input, ctx) =>
       refusalsAsResults(async () => {
         // Approval may have waited: the file is checked again as it is now.
