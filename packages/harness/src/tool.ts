@@ -199,7 +199,11 @@ export function defineTool(
 }
 
 /** How a call of `tool` is shown for approval: its own `describeCall`, else `Call <name>` with no summary. */
-export function describeToolCall(tool: Tool, input: JsonValue, admission: JsonValue | undefined): Required<ToolCallDescription> {
+export function describeToolCall(
+  tool: Tool,
+  input: JsonValue,
+  admission: JsonValue | undefined,
+): Required<ToolCallDescription> {
   const fallback = { title: `Call ${tool.name}`, summary: "" };
   if (!tool.describeCall) return fallback;
   try {
