@@ -4,23 +4,31 @@
 import { defineAgent, defineTool } from "@castellan/harness";
 import { scriptedModel } from "@castellan/models/testing";
 import { describe, expect, it } from "vitest";
-import { openSession } from "../src/index.js";
+import { createFileSessionStore, openSession } from "../src/index.js";
+import { tempDirPerTest } from "./support/index.ts";
+
+const temp = tempDirPerTest("castellan-approval-order-");
 
 describe("approval order", () => {
-  it("asks after the consumer has taken the tool-call event, and at once for a Run nobody iterates", async () => {
+  it.each(["memory", "file"])("asks after the consumer is done with the tool-call event (%s history)", async (kind) => {
     const seen: string[] = [];
+    // A file store saves read-only batches ahead: their events wait in the outbox while the Run goes on.
+    const store = kind === "file" ? createFileSessionStore({ directory: temp.path }) : undefined;
     const write = defineTool({ name: "write", description: "Write", execute: () => "written" });
+    const look = defineTool({ name: "look", description: "Look", readOnly: true, execute: () => "seen" });
     const open = (steps: number) =>
       openSession({
         agent: defineAgent("test.order", {
           model: scriptedModel([
-            ...Array.from({ length: steps }, (_, index) => ({
-              toolCalls: [{ id: `w${index}`, name: "write", input: {} }],
-            })),
+            ...Array.from({ length: steps }, (_, index) => [
+              { toolCalls: [{ id: `l${index}`, name: "look", input: {} }] },
+              { toolCalls: [{ id: `w${index}`, name: "write", input: {} }] },
+            ]).flat(),
             { text: "done" },
           ]),
-          tools: [write],
+          tools: [look, write],
         }),
+        ...(store ? { store } : {}),
         approval: {
           name: "test.approval",
           apply: (host) =>
@@ -42,7 +50,14 @@ describe("approval order", () => {
     } finally {
       await session.close();
     }
-    expect(seen).toEqual(["tool-call w0", "approval w0", "tool-call w1", "approval w1"]);
+    expect(seen).toEqual([
+      "tool-call l0",
+      "tool-call w0",
+      "approval w0",
+      "tool-call l1",
+      "tool-call w1",
+      "approval w1",
+    ]);
     const quiet = await open(1);
     try {
       // Nobody iterates: nothing would take the events, so the approval is not held back.

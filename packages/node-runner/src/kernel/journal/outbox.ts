@@ -45,6 +45,11 @@ export class Outbox {
     );
   }
 
+  /** Waits until nothing is held (never rejects): every event emitted so far has been reported or dropped. */
+  async released(): Promise<void> {
+    while (this.gate) await this.gate.catch(() => undefined);
+  }
+
   /**
    * Waits until nothing is held (never rejects), then reports directly again, also after a
    * failure: how the Run ended is still reported.

@@ -65,6 +65,11 @@ export class RunJournal {
     this.stagedEvents = [];
   }
 
+  /** Waits until every event emitted so far has left the outbox (never rejects); the Run goes on as before. */
+  released(): Promise<void> {
+    return this.outbox.released();
+  }
+
   /** Waits until no event is held (never rejects); from then on events are reported directly again. */
   settle(): Promise<void> {
     return this.outbox.settle();

@@ -348,6 +348,12 @@ async function decide(
     ...(session.child ? { parent: session.child.parent } : {}),
     ...(item.admission !== undefined ? { admission: item.admission } : {}),
   };
+  // The adapter is asked once every event so far has left the journal's outbox (a save ahead may
+  // still hold the call's tool-call) and the Run's consumer is done with them.
+  const beforeAsking = async () => {
+    await journal.released();
+    await context.delivered?.();
+  };
   // How a person asked about the call sees it: the tool's own words, never its model-facing description.
   const shown = describeToolCall(item.tool.tool, item.input, item.admission);
   // A person is asked only once the request is durable, so it outlives this process.
@@ -388,7 +394,7 @@ async function decide(
           signal,
           approvalLog,
           alreadyRequested: true,
-          ...(context.delivered ? { beforeAsking: context.delivered } : {}),
+          beforeAsking,
         }),
         signal,
       );
@@ -399,7 +405,7 @@ async function decide(
           shown,
           signal,
           approvalLog,
-          ...(context.delivered ? { beforeAsking: context.delivered } : {}),
+          beforeAsking,
         }),
         signal,
       );
