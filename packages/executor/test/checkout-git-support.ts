@@ -42,7 +42,7 @@ export function sandboxedCheckoutGit(
   writable: readonly string[] = [],
 ): SandboxedCheckoutGit {
   return new SandboxedCheckoutGit({
-    session: {
+    commands: {
       root,
       environment: jobEnvironmentPolicy(home),
       filesystem: { allowRead: [root, home, ...writable], allowWrite: [home, ...writable] },

@@ -16,7 +16,7 @@ import type { ModelRequest } from "@castellan/harness";
 import type { ScriptedStepSource } from "@castellan/models/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { describeNeeding, osSandboxPrograms } from "../../../test-support/system-programs.ts";
-import { withCommandSession } from "../src/commands/command-session.js";
+import { withJobCommands } from "../src/commands/job-commands.js";
 import { jobEnvironmentPolicy } from "../src/config/job-environment.js";
 import type { ExecutorServerOptions } from "../src/index.js";
 import {
@@ -275,10 +275,10 @@ describeNeeding(osSandboxPrograms, "the dependency install in a command Session"
     const git_ = checkoutGit(checkout, home);
     const limits = { jobMaxDurationMs: 120_000, jobInactivityMs: 200, jobToolSilenceMs: 0, jobColdStartMs: 0 };
     const signal = new AbortController().signal;
-    await withCommandSession({ root: checkout, environment: jobEnvironmentPolicy(home), signal }, async (session) => {
+    await withJobCommands({ root: checkout, environment: jobEnvironmentPolicy(home), signal }, async (runtime) => {
       const install = (watch: ReturnType<typeof createJobWatch>, heartbeat: boolean) =>
         runDependencyInstall({
-          session,
+          runtime,
           command: "sleep 1",
           git: git_,
           timeoutMs: 60_000,
@@ -313,12 +313,12 @@ describeNeeding(osSandboxPrograms, "the dependency install in a command Session"
     const root = join(temp.path, "gone");
     await mkdir(root);
     const signal = new AbortController().signal;
-    const outcome = await withCommandSession(
+    const outcome = await withJobCommands(
       { root, environment: jobEnvironmentPolicy(home), signal },
-      async (session) => {
+      async (runtime) => {
         await rm(root, { recursive: true });
         return runDependencyInstall({
-          session,
+          runtime,
           command: "true",
           git: checkoutGit(checkout, home),
           timeoutMs: 60_000,
@@ -342,11 +342,11 @@ describeNeeding(osSandboxPrograms, "the dependency install in a command Session"
     await mkdir(home);
     await writeFile(join(checkout, "before.txt"), "untracked before the install\n");
     const signal = new AbortController().signal;
-    const outcome = await withCommandSession(
+    const outcome = await withJobCommands(
       { root: checkout, environment: jobEnvironmentPolicy(home), signal },
-      (session) =>
+      (runtime) =>
         runDependencyInstall({
-          session,
+          runtime,
           command:
             "mkdir -p vendor/lib && echo a > vendor/lib/a.js && echo log > install.log && echo g > 'we*rd[1]?.txt' && echo s > 'trailing ' && echo h > '#hash' && echo b > '!bang' && echo n > \"$(printf 'new\\nline')\"",
           git: checkoutGit(checkout, home),

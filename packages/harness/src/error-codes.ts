@@ -69,6 +69,7 @@ export const castellanErrorCodes = [
   "command_options_invalid",
   "command_observer_failed",
   "command_tools_missing",
+  "command_runtime_closed",
   // Sandboxed commands
   "sandbox_unavailable",
   "sandbox_config_invalid",

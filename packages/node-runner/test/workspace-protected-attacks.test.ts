@@ -16,7 +16,6 @@ import { defineAgent, type JsonObject, type RunEvent } from "@castellan/harness"
 import { scriptedModel } from "@castellan/models/testing";
 import { describe, expect, it } from "vitest";
 import { describeNeeding, osSandboxPrograms } from "../../../test-support/system-programs.ts";
-import { workspaceSandboxPolicy } from "../src/capabilities/workspace/capability/policy.js";
 import { createNodeRunner, type WorkspaceOptions, workspace } from "../src/index.js";
 import { protectedRuleOf } from "../src/platform/paths/protected-check.js";
 import {
@@ -26,6 +25,7 @@ import {
 } from "../src/platform/paths/protected-entries.js";
 import { bindWorkspaceRoot } from "../src/platform/paths/root.js";
 import { resolveSandboxPolicy } from "../src/platform/sandbox/config.js";
+import { workspaceSandboxPolicy } from "../src/platform/sandbox/workspace-policy.js";
 import {
   addFile,
   cleanupAfterEach,

@@ -6,6 +6,7 @@ import {
   createTaskTools,
   type EnvironmentPolicy,
   type NodeRunnerPlugin,
+  runSessionCommand,
   type SandboxFilesystemPolicy,
   type SessionStore,
   type TaskPort,
@@ -13,7 +14,7 @@ import {
 import { jobWorkspace } from "../commands/job-workspace.js";
 import type { Redactor } from "../log/redactor.js";
 import type { ProbeRunner } from "../probes/probe-runner.js";
-import { sessionProbe } from "../probes/session-probe.js";
+import { commandProbe } from "../probes/runtime-probe.js";
 import type { JobProgress } from "../registry/job-record.js";
 import type { BodyModel, ModelFactory, PassInfo } from "./model-factory.js";
 
@@ -135,7 +136,7 @@ export async function runAgentPass(
   try {
     const session = await runner.createSession({ id: options.pass.name, signal: options.signal });
     if (options.appendix) {
-      appended = await options.appendix(sessionProbe(session, options.signal));
+      appended = await options.appendix(commandProbe((request) => runSessionCommand(session, request), options.signal));
     }
     options.onRunStart?.();
     const run = session.run("Carry out the task your instructions describe, in the workspace.", {

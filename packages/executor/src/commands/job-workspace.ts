@@ -1,5 +1,10 @@
 import { pathToFileURL } from "node:url";
-import { type EnvironmentPolicy, type SandboxFilesystemPolicy, workspace } from "@castellan/node-runner";
+import {
+  type CommandRuntimeSandboxOptions,
+  type EnvironmentPolicy,
+  type SandboxFilesystemPolicy,
+  workspace,
+} from "@castellan/node-runner";
 
 /** What a job's workspace is rooted at and what its commands may reach. */
 export interface JobWorkspaceOptions {
@@ -15,23 +20,34 @@ export interface JobWorkspaceOptions {
 }
 
 /**
- * The workspace every Session of a job has, the agent's and the server's own alike: rooted at
- * `root`, commands in the OS sandbox with exactly the job's network (no other requests
- * allowed), environment and filesystem policies. Nothing of the server user's home directory
- * is readable (`homeReads: "none"`): a job's commands see the job's own home, which its
+ * The OS sandbox of every command of a job, the agent's and the server's own alike: exactly
+ * the job's network and filesystem policies, and nothing of the server user's home directory
+ * readable (`homeReads: "none"`): a job's commands see the job's own home, which its
  * filesystem policy re-admits, and nothing else there.
  */
-export function jobWorkspace(options: JobWorkspaceOptions) {
-  return workspace({
-    root: pathToFileURL(`${options.root}/`),
-    sandbox: "os",
+export function jobSandbox(options: JobWorkspaceOptions): CommandRuntimeSandboxOptions {
+  return {
     network: {
       allowedDomains: [...(options.network?.allowedDomains ?? [])],
       deniedDomains: [...(options.network?.deniedDomains ?? [])],
-      allowRequests: false,
     },
     homeReads: "none",
-    commands: { environment: options.environment },
     ...(options.filesystem ? { filesystem: options.filesystem } : {}),
+  };
+}
+
+/**
+ * The agent's workspace of a job: rooted at `root`, commands in the OS sandbox of
+ * {@link jobSandbox} (no network requests allowed) under the job's environment policy.
+ */
+export function jobWorkspace(options: JobWorkspaceOptions) {
+  const sandbox = jobSandbox(options);
+  return workspace({
+    root: pathToFileURL(`${options.root}/`),
+    sandbox: "os",
+    network: { ...sandbox.network, allowRequests: false },
+    homeReads: "none",
+    commands: { environment: options.environment },
+    ...(sandbox.filesystem ? { filesystem: sandbox.filesystem } : {}),
   });
 }

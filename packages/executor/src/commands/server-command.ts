@@ -1,12 +1,12 @@
 import { CastellanError, errorMessage } from "@castellan/harness";
-import { runSessionCommand, type Session } from "@castellan/node-runner";
+import type { CommandRuntime } from "@castellan/node-runner";
 import { OutputTail } from "./output-tail.js";
 
 /** What one server command in the job's sandbox is. */
 export interface ServerCommandRequest {
   /** The shell text, run as `/bin/sh -c <command>`. */
   readonly command: string;
-  /** A workspace path of the Session to run in; default its root. */
+  /** A workspace path beneath the runtime's root to run in; default the root. */
   readonly cwd?: string;
   /** The deadline from spawn; past it the group is killed and the exit code is 124. */
   readonly timeoutMs: number;
@@ -41,12 +41,15 @@ export interface ServerCommandResult {
 const signalNumbers: Readonly<Record<string, number>> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGTERM: 15 };
 
 /**
- * Runs one command of the server's own (install, validation, reproduction) in `session`'s
- * sandbox with `runSessionCommand`, and never throws for the command's own failure: every
+ * Runs one command of the server's own (install, validation, reproduction) on `commands`, in
+ * its sandbox, and never throws for the command's own failure: every
  * shape of failure is a result with an exit code, so the caller decides what it means; a job
  * that stops ends the command's group and reads `aborted` (130).
  */
-export async function runServerCommand(session: Session, request: ServerCommandRequest): Promise<ServerCommandResult> {
+export async function runServerCommand(
+  commands: CommandRuntime,
+  request: ServerCommandRequest,
+): Promise<ServerCommandResult> {
   const tail = new OutputTail(request.tailBytes);
   const started = performance.now();
   const heartbeat =
@@ -64,7 +67,7 @@ export async function runServerCommand(session: Session, request: ServerCommandR
     };
   };
   try {
-    const result = await runSessionCommand(session, {
+    const result = await commands.run({
       command: request.command,
       timeoutMs: request.timeoutMs,
       signal: request.signal,

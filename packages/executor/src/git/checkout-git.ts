@@ -1,15 +1,11 @@
 import {
+  type CommandRuntime,
   type RefusedGitConfig,
   runSandboxedGit,
   runSandboxedShell,
   type SandboxedGitOutcome,
-  type Session,
 } from "@castellan/node-runner";
-import {
-  type CommandSessionOptions,
-  type OpenCommandSession,
-  openCommandSession,
-} from "../commands/command-session.js";
+import { type JobCommandsOptions, openJobCommands } from "../commands/job-commands.js";
 import type { Redactor } from "../log/redactor.js";
 import { GitCommandError } from "./git.js";
 import { scanProgramConfig } from "./program-config-scan.js";
@@ -42,8 +38,8 @@ export interface CheckoutGitCallOptions {
 
 /** How a {@link SandboxedCheckoutGit} runs. */
 export interface SandboxedCheckoutGitOptions {
-  /** The command Session's settings: rooted at the checkout, the job's policies. */
-  readonly session: Omit<CommandSessionOptions, "signal">;
+  /** The command runtime's settings: rooted at the checkout, the job's policies. */
+  readonly commands: Omit<JobCommandsOptions, "signal">;
   readonly redactor: Redactor;
   /** The job's signal: each call is ended with it unless the call gives its own. */
   readonly signal: AbortSignal;
@@ -52,31 +48,29 @@ export interface SandboxedCheckoutGitOptions {
 }
 
 /**
- * Runs git on the checkout in a command Session of the job's own OS sandbox, opened on the
+ * Runs git on the checkout in a command runtime of the job's own OS sandbox, opened on the
  * first call and kept until {@link SandboxedCheckoutGit.close}: the same filesystem, network
  * and environment policies as the agent's commands, and so no access to the token, the data
  * directory or another job. A config key the agent planted (an fsmonitor, a filter, an
  * include, a `commondir` elsewhere) runs, if at all, confined like any command of the agent.
- * The Session has a signal of its own, so the last checkpoint of a stopped job still runs.
+ * The runtime has a signal of its own, so the last checkpoint of a stopped job still runs.
  */
 export class SandboxedCheckoutGit implements CheckoutGit {
   readonly root: string;
-  private opened: Promise<OpenCommandSession> | undefined;
+  private opened: Promise<CommandRuntime> | undefined;
   private readonly lifetime = new AbortController();
 
   constructor(private readonly options: SandboxedCheckoutGitOptions) {
-    this.root = options.session.root;
+    this.root = options.commands.root;
   }
 
   async run(args: readonly string[], call: CheckoutGitCallOptions = {}): Promise<string> {
-    const session = await this.session();
-    const outcome = await runSandboxedGit(session, { args, ...this.callOptions(call) });
+    const outcome = await runSandboxedGit(await this.commands(), { args, ...this.callOptions(call) });
     return this.stdoutOf(args[0] ?? "git", outcome);
   }
 
   async script(script: string, call: CheckoutGitCallOptions = {}): Promise<string> {
-    const session = await this.session();
-    const outcome = await runSandboxedShell(session, { script, ...this.callOptions(call) });
+    const outcome = await runSandboxedShell(await this.commands(), { script, ...this.callOptions(call) });
     return this.stdoutOf("script", outcome);
   }
 
@@ -84,13 +78,13 @@ export class SandboxedCheckoutGit implements CheckoutGit {
     return scanProgramConfig(this, call);
   }
 
-  /** Closes the command Session; a later call opens a new one. */
+  /** Closes the command runtime; a later call opens a new one. */
   async close(): Promise<void> {
     const opened = this.opened;
     this.opened = undefined;
     if (!opened) return;
     await opened.then(
-      (session) => session.close(),
+      (commands) => commands.close(),
       () => undefined,
     );
   }
@@ -101,15 +95,15 @@ export class SandboxedCheckoutGit implements CheckoutGit {
     await this.close();
   }
 
-  private session(): Promise<Session> {
+  private commands(): Promise<CommandRuntime> {
     this.lifetime.signal.throwIfAborted();
-    this.opened ??= openCommandSession({ ...this.options.session, signal: this.lifetime.signal });
+    this.opened ??= openJobCommands({ ...this.options.commands, signal: this.lifetime.signal });
     const opened = this.opened;
-    // A Session that would not open is not kept: the next call tries again.
+    // A runtime that would not open is not kept: the next call tries again.
     opened.catch(() => {
       if (this.opened === opened) this.opened = undefined;
     });
-    return opened.then((open) => open.session);
+    return opened;
   }
 
   private callOptions(call: CheckoutGitCallOptions) {

@@ -1,4 +1,4 @@
-import { type Session, shellArgument } from "@castellan/node-runner";
+import { type CommandRuntime, shellArgument } from "@castellan/node-runner";
 import { runServerCommand } from "../commands/server-command.js";
 import type { CheckoutGit } from "../git/checkout-git.js";
 
@@ -75,7 +75,8 @@ const outcomeScrubs = new WeakMap<InstallOutcome, (text: string) => string>();
  * ignored is excluded from git before the agent starts. Never throws for the command's failure.
  */
 export async function runDependencyInstall(options: {
-  readonly session: Session;
+  /** The job's command runtime on the checkout. */
+  readonly runtime: CommandRuntime;
   readonly command: string;
   /** Git on the checkout, in the job's sandbox. */
   readonly git: CheckoutGit;
@@ -95,7 +96,7 @@ export async function runDependencyInstall(options: {
 
 async function install(options: Parameters<typeof runDependencyInstall>[0]): Promise<InstallOutcome> {
   const before = await untrackedPaths(options.git);
-  const result = await runServerCommand(options.session, {
+  const result = await runServerCommand(options.runtime, {
     command: options.command,
     timeoutMs: options.timeoutMs,
     tailBytes: installTailBytes,

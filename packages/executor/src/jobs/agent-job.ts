@@ -12,7 +12,7 @@ import {
 import type { BodyModel, ModelFactory } from "../agent/model-factory.js";
 import { jobCapabilities } from "../capabilities/job-capabilities.js";
 import { materializeSkills } from "../capabilities/skill-files.js";
-import { withCommandSession } from "../commands/command-session.js";
+import { withJobCommands } from "../commands/job-commands.js";
 import { jobEnvironmentPolicy } from "../config/job-environment.js";
 import type { ExecutorKnobs } from "../config/knobs.js";
 import type { ContextImageKind, ContextStaging } from "../context/context-staging.js";
@@ -208,10 +208,10 @@ export function agentJob(options: AgentJobOptions): JobRunner {
       // The checkout is still as the server cloned it: the one time git reads it on the host.
       if (mode !== "bootstrap") await publish.seedFromPristine(checkout, prepared.baseSha ? [prepared.baseSha] : []);
       const filesystem = { denyRead: [...options.protectedPaths], allowRead: [checkout, home], allowWrite: [home] };
-      const commandSession = { environment, network: body.network, filesystem };
+      const jobCommands = { environment, network: body.network, filesystem };
       // From here on, git on the checkout runs in the job's sandbox only (docs/architecture.md, "Trust boundary").
       checkoutGit = new SandboxedCheckoutGit({
-        session: {
+        commands: {
           root: checkout,
           environment: jobEnvironmentPolicy(home),
           filesystem: {
@@ -239,9 +239,9 @@ export function agentJob(options: AgentJobOptions): JobRunner {
       let install: InstallOutcome | undefined;
       if (body.dependencyInstall) {
         await work.update({ phase: "install" });
-        install = await withCommandSession({ ...commandSession, root: checkout, signal }, (session) =>
+        install = await withJobCommands({ ...jobCommands, root: checkout, signal }, (runtime) =>
           runDependencyInstall({
-            session,
+            runtime,
             command: (body.dependencyInstall as { command: string }).command,
             git: sandboxGit,
             timeoutMs: limits.dependencyInstallTimeoutMs,
@@ -448,7 +448,7 @@ export function agentJob(options: AgentJobOptions): JobRunner {
             spec: body.reproduction,
             limits,
             git: sandboxGit,
-            session: commandSession,
+            jobCommands,
             watch,
             scrub: (text) => redactor.scrub(text),
             signal,
@@ -462,7 +462,7 @@ export function agentJob(options: AgentJobOptions): JobRunner {
             checkout,
             spec: body.validationChecks,
             timeoutMs: limits.validationCommandTimeoutMs,
-            session: commandSession,
+            jobCommands,
             watch,
             scrub: (text) => redactor.scrub(text),
             signal,

@@ -1,4 +1,4 @@
-import type { CommandSessionOptions } from "../commands/command-session.js";
+import type { JobCommandsOptions } from "../commands/job-commands.js";
 import type { ExecutorKnobs } from "../config/knobs.js";
 import type { CheckoutGit } from "../git/checkout-git.js";
 import type { JobWork } from "../registry/job-registry.js";
@@ -30,7 +30,8 @@ export async function runReproduction(options: {
   >;
   /** Git on the checkout, in the job's sandbox. */
   readonly git: CheckoutGit;
-  readonly session: Omit<CommandSessionOptions, "root" | "signal">;
+  /** The job's command settings, without the root. */
+  readonly jobCommands: Omit<JobCommandsOptions, "root" | "signal">;
   readonly watch: JobWatch;
   readonly scrub: (text: string) => string;
   readonly signal: AbortSignal;
@@ -49,7 +50,7 @@ export async function runReproduction(options: {
       attempt: attempts.length + 1,
       baseSha: options.baseSha,
       git: options.git,
-      session: options.session,
+      jobCommands: options.jobCommands,
       commands: {
         setup: options.spec.setup ?? [],
         check: options.spec.check,

@@ -1,6 +1,6 @@
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { type CommandSessionOptions, withCommandSession } from "../commands/command-session.js";
+import { type JobCommandsOptions, withJobCommands } from "../commands/job-commands.js";
 import { runServerCommand } from "../commands/server-command.js";
 import type { CheckoutGit } from "../git/checkout-git.js";
 import { GitCommandError } from "../git/git.js";
@@ -73,15 +73,15 @@ export interface ProofCommands {
 
 async function runTree(
   root: string,
-  session: Omit<CommandSessionOptions, "root">,
+  jobCommands: Omit<JobCommandsOptions, "root">,
   commands: ProofCommands,
 ): Promise<ProofTreeRun> {
-  return withCommandSession({ ...session, root }, async (opened) => {
+  return withJobCommands({ ...jobCommands, root }, async (runtime) => {
     const setup: number[] = [];
     const outputs: string[] = [];
     let truncated = false;
     const run = async (command: string) => {
-      const result = await runServerCommand(opened, {
+      const result = await runServerCommand(runtime, {
         command,
         timeoutMs: commands.timeoutMs,
         heartbeatMs: commands.heartbeatMs,
@@ -132,8 +132,8 @@ export async function runProofAttempt(options: {
   readonly baseSha: string;
   /** Git on the checkout, in the job's sandbox. */
   readonly git: CheckoutGit;
-  /** The job's command Session settings, without the root (each tree is its own). */
-  readonly session: Omit<CommandSessionOptions, "root" | "signal">;
+  /** The job's command settings, without the root (each tree is its own). */
+  readonly jobCommands: Omit<JobCommandsOptions, "root" | "signal">;
   readonly commands: ProofCommands;
 }): Promise<ProofAttempt> {
   const { git } = options;
@@ -141,14 +141,18 @@ export async function runProofAttempt(options: {
   if (!/^[0-9a-f]{40,64}$/.test(postSha)) throw new GitCommandError("The checkout's HEAD is not a commit id.", null);
   const pre = join(options.directory, `pre-${options.attempt}`);
   const post = join(options.directory, `post-${options.attempt}`);
-  const session = { ...options.session, signal: options.commands.signal };
+  const settings = { ...options.jobCommands, signal: options.commands.signal };
   try {
     await git.run(["worktree", "add", "--detach", pre, options.baseSha]);
     await git.run(["worktree", "add", "--detach", post, postSha]);
-    const preRun = await runTree(pre, { ...session, filesystem: withTree(session.filesystem, pre) }, options.commands);
+    const preRun = await runTree(
+      pre,
+      { ...settings, filesystem: withTree(settings.filesystem, pre) },
+      options.commands,
+    );
     const postRun = await runTree(
       post,
-      { ...session, filesystem: withTree(session.filesystem, post) },
+      { ...settings, filesystem: withTree(settings.filesystem, post) },
       options.commands,
     );
     return { preSha: options.baseSha, postSha, pre: preRun, post: postRun };
@@ -164,9 +168,9 @@ export async function runProofAttempt(options: {
 
 /** A proof tree lives under the job's directory, which the job's sandbox may not read: it is opened again. */
 function withTree(
-  filesystem: CommandSessionOptions["filesystem"],
+  filesystem: JobCommandsOptions["filesystem"],
   tree: string,
-): NonNullable<CommandSessionOptions["filesystem"]> {
+): NonNullable<JobCommandsOptions["filesystem"]> {
   return {
     ...filesystem,
     allowRead: [...(filesystem?.allowRead ?? []), tree],

@@ -1,4 +1,4 @@
-import { type CommandSessionOptions, withCommandSession } from "../commands/command-session.js";
+import { type JobCommandsOptions, withJobCommands } from "../commands/job-commands.js";
 import type { JobWork } from "../registry/job-registry.js";
 import type { JobWatch } from "../watch/job-watch.js";
 import { roundPassed, runValidationRound, type ValidationReport, validationRepairNote } from "./validation.js";
@@ -19,7 +19,8 @@ export async function runValidation(options: {
     readonly maxRepairPasses: number;
   };
   readonly timeoutMs: number;
-  readonly session: Omit<CommandSessionOptions, "root" | "signal">;
+  /** The job's command settings, without the root (the checkout). */
+  readonly jobCommands: Omit<JobCommandsOptions, "root" | "signal">;
   readonly watch: JobWatch;
   readonly scrub: (text: string) => string;
   readonly signal: AbortSignal;
@@ -29,11 +30,11 @@ export async function runValidation(options: {
   let repairsLeft = options.spec.maxRepairPasses;
   for (;;) {
     await options.work.update({ phase: "validation" });
-    const checks = await withCommandSession(
-      { ...options.session, root: options.checkout, signal: options.signal },
-      (session) =>
+    const checks = await withJobCommands(
+      { ...options.jobCommands, root: options.checkout, signal: options.signal },
+      (runtime) =>
         runValidationRound({
-          session,
+          runtime,
           commands: options.spec.commands,
           timeoutMs: options.timeoutMs,
           heartbeatMs: checkHeartbeatMs,

@@ -1,4 +1,4 @@
-import type { Session } from "@castellan/node-runner";
+import type { CommandRuntime } from "@castellan/node-runner";
 import { runServerCommand } from "../commands/server-command.js";
 
 /** The bytes of a check's output a report keeps: the last 32 KiB, after scrubbing. */
@@ -29,7 +29,8 @@ export interface ValidationReport {
  * first that fails. Resolves with the checks that ran; the last is the failing one, if any.
  */
 export async function runValidationRound(options: {
-  readonly session: Session;
+  /** The job's command runtime on the checkout. */
+  readonly runtime: CommandRuntime;
   readonly commands: readonly { readonly name: string; readonly command: string }[];
   readonly timeoutMs: number;
   readonly onHeartbeat: () => void;
@@ -39,7 +40,7 @@ export async function runValidationRound(options: {
 }): Promise<ValidationCheck[]> {
   const checks: ValidationCheck[] = [];
   for (const { name, command } of options.commands) {
-    const result = await runServerCommand(options.session, {
+    const result = await runServerCommand(options.runtime, {
       command,
       timeoutMs: options.timeoutMs,
       heartbeatMs: options.heartbeatMs,

@@ -59,12 +59,23 @@ export {
   sandboxRuntimeVersion,
   suggestCanonicalHost,
 } from "../../platform/sandbox/index.js";
+export { checkRuntimeNotWritable } from "../../platform/sandbox/runtime-not-writable.js";
 // The runtime the workspace capability builds its command tools on (and the containment its
 // environment probe asks about): shared through this index, never by path.
 export { type CommandContainment, commandContainmentOf } from "./host/command-containment.js";
 export { runSessionCommand, type SessionCommandRequest, type SessionCommandResult } from "./host/index.js";
 export {
-  checkRuntimeNotWritable,
+  CommandOptionsError,
+  type CommandRunRequest,
+  type CommandRunResult,
+  CommandRuntime,
+  type CommandRuntimeLimits,
+  type CommandRuntimeOptions,
+  type CommandRuntimeSandbox,
+  type CommandRuntimeSandboxOptions,
+  createCommandRuntime,
+} from "./runtime/index.js";
+export {
   createSandboxRuntimeCommandSessionPlugin,
   type SandboxRuntimeCommandSessionOptions,
   type SandboxRuntimeCommandSessionPlugin,
@@ -74,7 +85,6 @@ export { createCommandSessionTool } from "./session/command-session-tool.js";
 export { createExecCommandTool } from "./session/exec-command-tool.js";
 export {
   CommandObserverError,
-  CommandOptionsError,
   type CommandReportStream,
   type CommandSessionAdmission,
   type CommandSessionInput,

@@ -17,6 +17,7 @@ export {
   runSandboxedShell,
   type SandboxedGitOutcome,
   type SandboxedGitRequest,
+  type SandboxedGitTarget,
   sandboxedGitArguments,
   sandboxedGitCommandLine,
   sandboxedGitEnvironment,

@@ -1,6 +1,6 @@
 import { errorMessage } from "@castellan/harness";
 import type { Session } from "../../kernel/session/session.js";
-import { runSessionCommand } from "../commands/index.js";
+import { CommandRuntime, runSessionCommand } from "../commands/index.js";
 
 // Git over a checkout an agent can write runs where the agent's own commands run: in the
 // Session's sandbox. Whatever the checkout's config names (an fsmonitor, a filter, an include,
@@ -68,7 +68,7 @@ export const neutralizeFiltersPrelude = [
 export interface SandboxedGitRequest {
   /** The git command and its arguments, after {@link sandboxedGitArguments}. */
   readonly args: readonly string[];
-  /** A workspace path of the Session to run in. Default its root. */
+  /** A workspace path beneath the target's root to run in. Default the root. */
   readonly cwd?: string;
   /** Killed after this many milliseconds (1 to 2,147,483,647). */
   readonly timeoutMs: number;
@@ -93,12 +93,21 @@ export type SandboxedGitOutcome =
 const defaultMaxOutputBytes = 16 * 1024 * 1024;
 
 /**
- * Runs `git` (or, with {@link runSandboxedShell}, a script of git commands) on an untrusted
- * checkout in `session`'s sandbox through {@link runSessionCommand}: the same supervisor,
- * sandbox, environment policy and network rules as the Session's `exec_command`. Never rejects.
+ * Where sandboxed git runs: a Session (through {@link runSessionCommand}, where its
+ * `exec_command` runs) or a command runtime of the host's own (`createCommandRuntime`).
  */
-export function runSandboxedGit(session: Session, request: SandboxedGitRequest): Promise<SandboxedGitOutcome> {
-  return runSandboxedShell(session, {
+export type SandboxedGitTarget = Session | CommandRuntime;
+
+/**
+ * Runs `git` (or, with {@link runSandboxedShell}, a script of git commands) on an untrusted
+ * checkout in `target`'s sandbox: a Session's (the same supervisor, sandbox, environment policy
+ * and network rules as its `exec_command`) or a command runtime's. Never rejects.
+ */
+export function runSandboxedGit(
+  target: SandboxedGitTarget,
+  request: SandboxedGitRequest,
+): Promise<SandboxedGitOutcome> {
+  return runSandboxedShell(target, {
     ...request,
     script: `${neutralizeFiltersPrelude}\nexec ${sandboxedGitCommandLine(request.args)}`,
   });
@@ -106,19 +115,21 @@ export function runSandboxedGit(session: Session, request: SandboxedGitRequest):
 
 /** {@link runSandboxedGit} for a shell script the caller built (with {@link sandboxedGitCommandLine}). */
 export async function runSandboxedShell(
-  session: Session,
+  target: SandboxedGitTarget,
   request: Omit<SandboxedGitRequest, "args"> & { readonly script: string },
 ): Promise<SandboxedGitOutcome> {
   const bound = request.maxOutputBytes ?? defaultMaxOutputBytes;
   try {
-    const result = await runSessionCommand(session, {
+    const command = {
       command: request.script,
       timeoutMs: request.timeoutMs,
       maxOutputBytesPerStream: bound,
       env: { ...sandboxedGitEnvironment, ...request.env },
       ...(request.cwd !== undefined ? { cwd: request.cwd } : {}),
       ...(request.signal ? { signal: request.signal } : {}),
-    });
+    };
+    const result =
+      target instanceof CommandRuntime ? await target.run(command) : await runSessionCommand(target, command);
     if (result.droppedBytes.stdout > 0 || result.droppedBytes.stderr > 0) return { kind: "overflowed" };
     if (result.outcome === "timeout") return { kind: "failed", reason: `timed out after ${request.timeoutMs} ms` };
     if (result.outcome === "cleanup" || result.outcome === "stop") return { kind: "failed", reason: "stopped" };

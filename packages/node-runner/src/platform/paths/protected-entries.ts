@@ -1,5 +1,5 @@
 // The one list of workspace entries that neither a sandboxed command nor a file tool may write.
-// The OS sandbox's policy (capability/policy.ts) and the write resolver (protected-check.ts)
+// The OS sandbox's policy (sandbox/workspace-policy.ts) and the write resolver (protected-check.ts)
 // both read it, so the two cannot drift apart.
 
 /** Files at a repository's root (the workspace root included) that run code or widen access when rewritten. */

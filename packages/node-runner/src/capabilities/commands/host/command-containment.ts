@@ -21,5 +21,5 @@ export function commandContainmentOf(session: Session): CommandContainment {
   const bound = session.boundToolScope("exec_command");
   const runtimeOf = bound ? commandRuntimeOfTool(bound.tool) : undefined;
   if (!bound || !runtimeOf) return "none";
-  return runtimeOf(bound.scope).layer === undefined ? "uncontained" : "sandboxed";
+  return runtimeOf(bound.scope).commands.containment;
 }

@@ -1,12 +1,6 @@
-import { existsSync, realpathSync } from "node:fs";
-import { dirname, resolve, sep } from "node:path";
 import { CastellanError, errorMessage, ToolInputError } from "@castellan/harness";
 import type { SandboxResolver } from "../../../kernel/plugins/types.js";
-import {
-  type ResolvedSandboxPolicy,
-  resolveSandboxPolicy,
-  type SandboxPolicyConfig,
-} from "../../../platform/sandbox/config.js";
+import { resolveSandboxPolicy, type SandboxPolicyConfig } from "../../../platform/sandbox/config.js";
 import { SandboxConfigError, SandboxUnavailableError } from "../../../platform/sandbox/errors.js";
 import { createRequestNetworkAccessTool } from "../../../platform/sandbox/network-access.js";
 import { checkSandboxDependencies } from "../../../platform/sandbox/preflight.js";
@@ -14,9 +8,9 @@ import { leaseProfile } from "../../../platform/sandbox/profile.js";
 import {
   inProcessSandboxRuntimeAdapter,
   type SandboxRuntimeAdapter,
-  sandboxRuntimePackagePath,
   sandboxRuntimeVersion,
 } from "../../../platform/sandbox/runtime-adapter.js";
+import { checkRuntimeNotWritable } from "../../../platform/sandbox/runtime-not-writable.js";
 import { type CommandSessionOptions, resolveCommandSessionOptions } from "../session/options.js";
 import { applyCommandSession, type CommandSessionPlugin } from "../session/plugin.js";
 import { type CommandSessionLayer, CommandSessionRuntime } from "../session/runtime.js";
@@ -131,7 +125,7 @@ export function createSandboxRuntimeCommandSessionPlugin(
         );
       }
       request.signal.throwIfAborted();
-      checkRuntimeNotWritable(policy);
+      checkRuntimeNotWritable(policy, [], where);
       const release = await leaseProfile(profileKey, adapter, async () => {
         checkSandboxDependencies();
         try {
@@ -192,43 +186,4 @@ export function createSandboxRuntimeCommandSessionPlugin(
     stopSessionCommand: (sessionId, commandId) => runtime.stopSessionCommand(sessionId, commandId),
   };
   return Object.freeze(plugin);
-}
-
-/**
- * Refuses a policy under which a sandboxed command could rewrite the code that confines it:
- * the runtime package this process loads, and any of `more` (e.g. the compiled sandbox worker).
- *
- * @throws SandboxConfigError (`sandbox_config_invalid`) naming the path and the `allowWrite` entry.
- */
-export function checkRuntimeNotWritable(
-  policy: ResolvedSandboxPolicy,
-  more: readonly { readonly what: string; readonly path: string }[] = [],
-  caller = where,
-): void {
-  const guarded = [{ what: "the sandbox runtime package", path: sandboxRuntimePackagePath() }, ...more];
-  for (const entry of policy.filesystem.allowWrite) {
-    const root = realOrResolved(literalPrefix(entry));
-    for (const { what, path } of guarded) {
-      const real = realOrResolved(path);
-      if (real === root || real.startsWith(root.endsWith(sep) ? root : `${root}${sep}`)) {
-        throw new SandboxConfigError(
-          `${caller}: filesystem.allowWrite ${JSON.stringify(entry)} contains ${what} (${real}); a sandboxed command could rewrite it. Install it outside every writable path.`,
-        );
-      }
-    }
-  }
-}
-
-/** The part of a path before its first glob character, up to a directory. */
-function literalPrefix(path: string): string {
-  const glob = path.search(/[*?[{]/);
-  return glob === -1 ? path : dirname(`${path.slice(0, glob)}x`);
-}
-
-function realOrResolved(path: string): string {
-  try {
-    return existsSync(path) ? realpathSync(path) : resolve(path);
-  } catch {
-    return resolve(path);
-  }
 }

@@ -1,12 +1,5 @@
 import { CastellanError } from "@castellan/harness";
 
-/** An option of `createCommandSessionPlugin` is missing, unknown, malformed or out of range; the message names it. */
-export class CommandOptionsError extends CastellanError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super("command_options_invalid", message, options);
-  }
-}
-
 /**
  * A Session closed after at least one of its command observers (`onTerminalUpdate`,
  * `onSessionCommandsChanged`) threw or rejected. Thrown once everything else of the Session's

@@ -1,8 +1,8 @@
 import { type BindingHandle, defineTool, type Tool, ToolInputError } from "@castellan/harness";
+import { resolveWorkdir } from "../runtime/workdir.js";
 import type { CommandSessionLifetime } from "./ports.js";
 import { reportOrRefusal } from "./report.js";
 import type { CommandSessionRuntime } from "./runtime.js";
-import { resolveWorkdir } from "./workdir.js";
 
 /** The input of `exec_command`. */
 export interface ExecCommandInput {

@@ -1,6 +1,6 @@
 // The unsandboxed command tools exec_command and command_session, over the process supervisor.
 export type { CommandSessionAdmission, CommandSessionInput } from "./command-session-tool.js";
-export { CommandObserverError, CommandOptionsError } from "./errors.js";
+export { CommandObserverError } from "./errors.js";
 export { type ExecCommandAdmission, type ExecCommandInput, maxCommandBytes } from "./exec-command-tool.js";
 export type { CommandSessionOptions } from "./options.js";
 export { type CommandSessionPlugin, commandSessionPluginName, createCommandSessionPlugin } from "./plugin.js";

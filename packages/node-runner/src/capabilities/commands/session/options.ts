@@ -5,7 +5,8 @@ import {
 } from "../../../platform/environment/environment-policy.js";
 import { bindWorkspaceRootSync, type WorkspaceRoot } from "../../../platform/paths/root.js";
 import type { CommandShell } from "../../../platform/process/index.js";
-import { CommandOptionsError } from "./errors.js";
+import { CommandOptionsError } from "../runtime/errors.js";
+import { checkedInteger, checkShell, resolveCommandLimits } from "../runtime/settings.js";
 import type { CommandSessionPorts } from "./ports.js";
 
 /** Options of `createCommandSessionPlugin`; all are checked when the plugin is created. */
@@ -100,30 +101,26 @@ export function resolveCommandSettings(
       throw new CommandOptionsError(`${where}: ${key} is not an option; the options are ${[...allowed].join(", ")}.`);
     }
   }
-  const integer = (value: unknown, field: string, fallback: number, min: number, max: number) =>
-    checkedInteger(where, value, field, fallback, min, max);
   const port = <K extends keyof CommandSessionPorts>(name: K) => checkedPort(where, options, name);
   if (options.environment === undefined) {
     throw new CommandOptionsError(
       `${where}: environment is required: an environment policy such as { inherit: "core" }.`,
     );
   }
-  const executionTimeoutMs = integer(options.executionTimeoutMs, "executionTimeoutMs", 120_000, 1, 2_147_483_647);
+  const limits = resolveCommandLimits(options, where);
   const resolved: ResolvedCommandSettings = {
     shell: checkShell(options.shell, where),
     environment: resolveEnvironmentPolicy(options.environment, where),
-    executionTimeoutMs,
-    initialYieldMs: integer(options.initialYieldMs, "initialYieldMs", 10_000, 0, executionTimeoutMs),
-    pollWaitMs: integer(options.pollWaitMs, "pollWaitMs", 1_000, 0, 60_000),
-    maxOutputBytesPerStream: integer(
-      options.maxOutputBytesPerStream,
-      "maxOutputBytesPerStream",
-      65_536,
-      1_024,
-      16_777_216,
+    ...limits,
+    initialYieldMs: checkedInteger(
+      where,
+      options.initialYieldMs,
+      "initialYieldMs",
+      10_000,
+      0,
+      limits.executionTimeoutMs,
     ),
-    killGraceMs: integer(options.killGraceMs, "killGraceMs", 2_000, 0, 60_000),
-    maxLiveCommands: integer(options.maxLiveCommands, "maxLiveCommands", 16, 1, 1_024),
+    pollWaitMs: checkedInteger(where, options.pollWaitMs, "pollWaitMs", 1_000, 0, 60_000),
     ...port("onTerminalUpdate"),
     ...port("readTerminal"),
     ...port("onSessionCommandsChanged"),
@@ -133,39 +130,6 @@ export function resolveCommandSettings(
 
 /** The keys `workspace()`'s `commands` accepts: every option but `workingDirectory`. */
 export const commandSettingKeys: ReadonlySet<string> = new Set([...known].filter((key) => key !== "workingDirectory"));
-
-function checkedInteger(
-  where: string,
-  value: unknown,
-  field: string,
-  fallback: number,
-  min: number,
-  max: number,
-): number {
-  const given = value ?? fallback;
-  if (typeof given !== "number" || !Number.isInteger(given) || given < min || given > max) {
-    throw new CommandOptionsError(
-      `${where}: ${field} must be an integer from ${min.toLocaleString("en")} to ${max.toLocaleString("en")}; got ${JSON.stringify(value)}.`,
-    );
-  }
-  return given;
-}
-
-function checkShell(shell: unknown, where: string): CommandShell {
-  if (shell === undefined) return Object.freeze({ executable: "/bin/sh", arguments: Object.freeze(["-c"]) });
-  const candidate = shell as Partial<CommandShell> | null;
-  if (
-    candidate === null ||
-    typeof candidate !== "object" ||
-    typeof candidate.executable !== "string" ||
-    candidate.executable === "" ||
-    !Array.isArray(candidate.arguments) ||
-    !candidate.arguments.every((argument) => typeof argument === "string")
-  ) {
-    throw new CommandOptionsError(`${where}: shell must be { executable: a non-empty string, arguments: strings }.`);
-  }
-  return Object.freeze({ executable: candidate.executable, arguments: Object.freeze([...candidate.arguments]) });
-}
 
 function checkedPort<K extends keyof CommandSessionPorts>(
   where: string,

@@ -7,8 +7,8 @@ import {
   CommandSpawnError,
   type CommandSpawnLayer,
   type CommandSupervisor,
-  createCommandSupervisor,
 } from "../../../platform/process/index.js";
+import { CommandRuntime } from "../runtime/command-runtime.js";
 import { CommandObserverError } from "./errors.js";
 import { type CommandObservation, CommandObservations, reportOfReceipt } from "./observations.js";
 import type { ResolvedCommandSessionOptions } from "./options.js";
@@ -41,6 +41,8 @@ export interface CommandSessionLayer {
  */
 export class CommandSessionRuntime {
   readonly options: ResolvedCommandSessionOptions;
+  /** Where the commands run: the root, environment, limits and sandbox layer. */
+  readonly commands: CommandRuntime;
   readonly supervisor: CommandSupervisor;
   readonly handles = new SessionHandles();
   /** Each Session's yielded handles until their terminal report reaches the model. */
@@ -48,15 +50,28 @@ export class CommandSessionRuntime {
   /** The sandbox layer, when the commands run in one. */
   readonly layer: CommandSessionLayer | undefined;
 
-  constructor(options: ResolvedCommandSessionOptions, layer?: CommandSessionLayer) {
+  /**
+   * Over `commands` when given (a `workspace()` Session's own runtime, whose spawn layer must be
+   * `layer`'s), else over a runtime of its own built from `options` and `layer`.
+   */
+  constructor(options: ResolvedCommandSessionOptions, layer?: CommandSessionLayer, commands?: CommandRuntime) {
     this.options = options;
     this.layer = layer;
-    this.supervisor = createCommandSupervisor({
-      executionTimeoutMs: options.executionTimeoutMs,
-      killGraceMs: options.killGraceMs,
-      maxLiveCommands: options.maxLiveCommands,
-      maxOutputBytesPerStream: options.maxOutputBytesPerStream,
-    });
+    this.commands =
+      commands ??
+      new CommandRuntime({
+        root: options.root,
+        shell: options.shell,
+        environment: options.environment,
+        limits: {
+          executionTimeoutMs: options.executionTimeoutMs,
+          killGraceMs: options.killGraceMs,
+          maxLiveCommands: options.maxLiveCommands,
+          maxOutputBytesPerStream: options.maxOutputBytesPerStream,
+        },
+        spawnLayer: layer?.spawn,
+      });
+    this.supervisor = this.commands.supervisor;
   }
 
   /** Refuses (`command_limit_reached`) when the Session may not launch another command now. */
@@ -105,14 +120,14 @@ export class CommandSessionRuntime {
       spawned = await this.supervisor.spawn({
         ownerKey: sessionId,
         command: request.command,
-        shell: this.options.shell,
+        shell: this.commands.shell,
         cwd: request.cwd,
         // Computed now, from the host's environment at this spawn.
-        env: this.options.environment.environmentFor(),
+        env: this.commands.environment.environmentFor(),
         lifetime: request.lifetime === "session" ? "session" : "ordinary",
         signal,
         onTerminal,
-        ...(this.layer ? { layer: this.layer.spawn } : {}),
+        ...(this.commands.spawnLayer ? { layer: this.commands.spawnLayer } : {}),
       });
     } catch (error) {
       detach?.();

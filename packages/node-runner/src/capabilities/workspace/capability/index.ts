@@ -1,3 +1,9 @@
+export {
+  defaultHomeReadPaths,
+  deniedHomeEntries,
+  type WorkspaceHomeReads,
+  workspaceProtectedRootEntries,
+} from "../../../platform/sandbox/workspace-policy.js";
 export { WorkspaceOptionsError } from "./errors.js";
 export type {
   WorkspaceCommandOptions,
@@ -10,11 +16,5 @@ export type {
   WorkspacePublishRequest,
 } from "./options.js";
 export { createProtectedPlaceholders } from "./placeholders.js";
-export {
-  defaultHomeReadPaths,
-  deniedHomeEntries,
-  type WorkspaceHomeReads,
-  workspaceProtectedRootEntries,
-} from "./policy.js";
 export { maxPublishSummaryLength, type PublishWorkspaceInput } from "./publish-tool.js";
 export { type WorkspaceCapability, workspace, workspaceSandboxSpecifier } from "./workspace.js";

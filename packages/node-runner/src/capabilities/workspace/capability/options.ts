@@ -8,7 +8,9 @@ import {
   type SandboxFilesystemPolicy,
 } from "../../../platform/sandbox/config.js";
 import { SandboxConfigError } from "../../../platform/sandbox/errors.js";
+import type { WorkspaceHomeReads } from "../../../platform/sandbox/workspace-policy.js";
 import {
+  type CommandRuntimeSandboxOptions,
   type CommandSessionOptions,
   commandSettingKeys,
   type ResolvedCommandSettings,
@@ -19,7 +21,6 @@ import type { SearchEngine } from "../search/index.js";
 import { resolveWorkspaceLimits, type WorkspaceLimits } from "../tools/limits.js";
 import { defaultImageMaxBytes } from "../tools/read-workspace-image.js";
 import { WorkspaceOptionsError } from "./errors.js";
-import type { WorkspaceHomeReads } from "./policy.js";
 
 /** Which hosts the workspace's sandboxed commands may reach. Default: none. */
 export interface WorkspaceNetworkOptions {
@@ -141,6 +142,8 @@ export interface ResolvedWorkspaceOptions {
    * HOME); undefined unless commands run in the OS sandbox.
    */
   readonly declaredPolicy: ResolvedSandboxPolicy | undefined;
+  /** What each Session's command runtime opens its OS sandbox with; undefined unless commands run in one. */
+  readonly sandboxOptions: CommandRuntimeSandboxOptions | undefined;
   /** What commands read of the home directory; `"tool-paths"` unless given. */
   readonly homeReads: WorkspaceHomeReads;
   /** The file tools may write protected entries (`sandbox: "none"` only). */
@@ -325,6 +328,13 @@ export function resolveWorkspaceOptions(options: WorkspaceOptions): ResolvedWork
       allowRequests: !readOnly && sandbox === "os" && allowRequests,
     }),
     declaredPolicy,
+    sandboxOptions: declaredPolicy
+      ? Object.freeze({
+          network: Object.freeze({ allowedDomains, deniedDomains }),
+          ...(filesystem ? { filesystem } : {}),
+          homeReads,
+        })
+      : undefined,
     homeReads,
     allowProtectedWrites,
     commands,

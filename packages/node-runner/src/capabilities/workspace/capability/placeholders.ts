@@ -6,7 +6,7 @@ import {
   protectedSettingDirectories,
   protectedSettingFiles,
 } from "../../../platform/paths/protected-entries.js";
-import { findNestedRepositories } from "./policy.js";
+import { findNestedRepositories } from "../../../platform/sandbox/workspace-policy.js";
 
 // Each sandbox runtime (one per sandbox worker, so one per workspace Session) mounts over a
 // protected entry that does not exist by making an empty mount point on the host, and removes

@@ -2,15 +2,13 @@ import type { BindingHandle } from "@castellan/harness";
 import type { WorkspaceRoot } from "../../../platform/paths/root.js";
 import type { ResolvedSandboxPolicy } from "../../../platform/sandbox/config.js";
 import type { NetworkAccessScope } from "../../../platform/sandbox/network-access.js";
-import type { SandboxWorkerRuntimeAdapter } from "../../../platform/sandbox-worker/adapter.js";
 import type { CommandSessionRuntime } from "../../commands/index.js";
 import type { SessionGuidance } from "../instructions/instructions-plugin.js";
 
-/** The OS sandbox of one workspace Session: its own worker, policy and network grants. */
+/** The OS sandbox of one workspace Session (its command runtime owns the worker): its value, policy and network grants. */
 export interface WorkspaceSandbox {
   /** The Session's `ctx.sandbox` value. */
   readonly value: object;
-  readonly adapter: SandboxWorkerRuntimeAdapter;
   readonly policy: ResolvedSandboxPolicy;
   /** `request_network_access` for this Session only. */
   readonly network: NetworkAccessScope;

@@ -1,7 +1,6 @@
 import {
   type BindingKind,
   type Capability,
-  CastellanError,
   defineCapability,
   errorMessage,
   type JsonObject,
@@ -17,17 +16,13 @@ import { builtinSectionText } from "../../../kernel/prompts/builtin-prompts.js";
 import { bindWorkspaceRootSync, type WorkspaceRoot } from "../../../platform/paths/root.js";
 import { WorkspaceRootError } from "../../../platform/paths/root-error.js";
 import { CommandNotFoundError } from "../../../platform/process/index.js";
-import { SandboxUnavailableError } from "../../../platform/sandbox/errors.js";
 import { createRequestNetworkAccessTool, type NetworkAccessScope } from "../../../platform/sandbox/network-access.js";
-import { checkSandboxDependencies } from "../../../platform/sandbox/preflight.js";
-import { sandboxRuntimeVersion } from "../../../platform/sandbox/runtime-adapter.js";
-import { createSandboxWorkerRuntimeAdapter } from "../../../platform/sandbox-worker/adapter.js";
-import { sandboxWorkerEntry } from "../../../platform/sandbox-worker/entry.js";
 import {
   appendContext,
+  type CommandRuntime,
   type CommandSessionLayer,
   CommandSessionRuntime,
-  checkRuntimeNotWritable,
+  createCommandRuntime,
   createCommandSessionTool,
   createExecCommandTool,
   type SessionCommand,
@@ -40,8 +35,7 @@ import { readWorkspaceFileTool } from "../tools/read-workspace-file.js";
 import { workspaceImageTool } from "../tools/read-workspace-image.js";
 import { searchWorkspaceTool } from "../tools/search-workspace.js";
 import type { WorkspaceToolsContext } from "../tools/workspace-context.js";
-import { type ResolvedWorkspaceOptions, resolveWorkspaceOptions, type WorkspaceOptions } from "./options.js";
-import { workspaceSandboxPolicy } from "./policy.js";
+import { resolveWorkspaceOptions, type WorkspaceOptions } from "./options.js";
 import { createPublishWorkspaceTool } from "./publish-tool.js";
 import { workspaceSectionText } from "./section.js";
 import type { WorkspaceCallScope, WorkspaceSandbox, WorkspaceSession } from "./workspace-session.js";
@@ -121,17 +115,36 @@ export function workspace(options: WorkspaceOptions): WorkspaceCapability {
     return bindWorkspaceRootSync(derived, undefined, rootOptions);
   };
 
-  const newSession = (sessionId: string, root: WorkspaceRoot, sandbox?: WorkspaceSandbox): WorkspaceSession => {
-    const layer: CommandSessionLayer | undefined = sandbox
-      ? {
-          spawn: {
-            prepare: (request) => sandbox.adapter.prepare(request),
-            finalize: (request) => sandbox.adapter.finalize(request),
+  const settings = resolved.commands;
+  /** The Session's command runtime on `root`: in its own OS sandbox worker, or uncontained. */
+  const openCommands = (root: WorkspaceRoot, signal: AbortSignal) =>
+    settings
+      ? createCommandRuntime({
+          root: root.url,
+          environment: settings.environment.policy,
+          shell: settings.shell,
+          limits: {
+            executionTimeoutMs: settings.executionTimeoutMs,
+            maxOutputBytesPerStream: settings.maxOutputBytesPerStream,
+            killGraceMs: settings.killGraceMs,
+            maxLiveCommands: settings.maxLiveCommands,
           },
-          checkCall: (ctx) => checkSandboxed(ctx, sandbox.value),
-        }
+          sandbox: resolved.sandboxOptions ?? "none",
+          signal,
+        })
       : undefined;
-    const commands = resolved.commands ? new CommandSessionRuntime({ ...resolved.commands, root }, layer) : undefined;
+
+  const newSession = (
+    sessionId: string,
+    root: WorkspaceRoot,
+    runtime: CommandRuntime | undefined,
+    sandbox?: WorkspaceSandbox,
+  ): WorkspaceSession => {
+    const layer: CommandSessionLayer | undefined =
+      sandbox && runtime?.spawnLayer
+        ? { spawn: runtime.spawnLayer, checkCall: (ctx) => checkSandboxed(ctx, sandbox.value) }
+        : undefined;
+    const commands = settings && runtime ? new CommandSessionRuntime({ ...settings, root }, layer, runtime) : undefined;
     return Object.freeze({
       sessionId,
       root,
@@ -150,13 +163,10 @@ export function workspace(options: WorkspaceOptions): WorkspaceCapability {
     } catch (error) {
       failures.push(error);
     }
-    if (session.sandbox) {
-      try {
-        await session.sandbox.adapter.reset();
-      } catch (error) {
-        failures.push(error);
-      }
-      await session.sandbox.adapter.terminate();
+    try {
+      await session.commands?.commands.close();
+    } catch (error) {
+      failures.push(error);
     }
     if (failures.length > 0)
       throw failures.length === 1 ? failures[0] : new AggregateError(failures, "Releasing the workspace failed.");
@@ -169,7 +179,8 @@ export function workspace(options: WorkspaceOptions): WorkspaceCapability {
       typeof resolved.root === "function" ? { root: "derived from params" } : { root: resolved.root.url.href },
     async acquire(_spec, { sessionId, params, signal }) {
       signal.throwIfAborted();
-      const session = newSession(sessionId, openRoot(params));
+      const root = openRoot(params);
+      const session = newSession(sessionId, root, await openCommands(root, signal));
       track(session);
       return { value: session, close: () => release(session) };
     },
@@ -184,36 +195,19 @@ export function workspace(options: WorkspaceOptions): WorkspaceCapability {
         open: async ({ sessionId, params, signal }): Promise<SandboxLease> => {
           signal.throwIfAborted();
           const root = openRoot(params);
-          checkSandboxDependencies();
-          const policy = await workspaceSandboxPolicy(
-            root,
-            resolved.declaredPolicy as NonNullable<ResolvedWorkspaceOptions["declaredPolicy"]>,
-            { homeReads: resolved.homeReads },
-          );
-          checkRuntimeNotWritable(policy, [{ what: "the compiled sandbox worker", path: sandboxWorkerEntry() }], where);
-          const adapter = createSandboxWorkerRuntimeAdapter();
-          try {
-            signal.throwIfAborted();
-            await adapter.initialize(policy);
-          } catch (error) {
-            await adapter.terminate();
-            if (error instanceof CastellanError || signal.aborted) throw error;
-            throw new SandboxUnavailableError(
-              `The sandbox runtime (@anthropic-ai/sandbox-runtime ${sandboxRuntimeVersion}) did not initialize in the workspace's worker: ${errorMessage(error)}. Nothing runs unsandboxed instead.`,
-              [],
-              { cause: error },
-            );
-          }
+          const runtime = await openCommands(root, signal);
+          const opened = runtime?.sandbox;
+          if (!runtime || !opened) throw new Error("An OS workspace's command runtime opened without its sandbox.");
           const value = Object.freeze({ kind: workspaceSandboxSpecifier, root: root.url.href });
           const grants = new Set<string>();
           const network: NetworkAccessScope = {
             checkCall: (ctx) => checkSandboxed(ctx, value, "request_network_access"),
-            allowedDomains: policy.network.allowedDomains,
-            deniedDomains: policy.network.deniedDomains,
+            allowedDomains: opened.policy.network.allowedDomains,
+            deniedDomains: opened.policy.network.deniedDomains,
             grants,
-            apply: (hosts) => Promise.resolve(adapter.allowNetworkHosts(hosts)),
+            apply: (hosts) => opened.allowNetworkHosts(hosts),
           };
-          const session = newSession(sessionId, root, { value, adapter, policy, network });
+          const session = newSession(sessionId, root, runtime, { value, policy: opened.policy, network });
           sessions.set(value, session);
           track(session);
           return { sandbox: value, close: () => release(session) };

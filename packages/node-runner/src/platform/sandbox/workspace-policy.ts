@@ -1,13 +1,9 @@
 import { lstat, opendir } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import {
-  castellanStateDirectories,
-  gitEntryName,
-  repositorySettingEntries,
-} from "../../../platform/paths/protected-entries.js";
-import type { WorkspaceRoot } from "../../../platform/paths/root.js";
-import type { ResolvedSandboxPolicy } from "../../../platform/sandbox/config.js";
+import { castellanStateDirectories, gitEntryName, repositorySettingEntries } from "../paths/protected-entries.js";
+import type { WorkspaceRoot } from "../paths/root.js";
+import type { ResolvedSandboxPolicy } from "./config.js";
 
 // The sandbox runtime protects the shell and tool settings and `.git/hooks` / `.git/config` of
 // the host process's current directory (and one level of repositories below it), not of the
