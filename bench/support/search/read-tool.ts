@@ -33,6 +33,7 @@ function toolContext(toolName: string): ToolContext {
       throw new Error("no resources here");
     },
     setState: () => undefined,
+    runAgent: () => Promise.reject(new Error("The bench runs no child agents.")),
     sandbox: undefined,
     resources: [],
     sessionId: "bench",

@@ -1,4 +1,5 @@
 import type { Capability } from "./capability.js";
+import type { StateShape, StateView } from "./context.js";
 import { DeclarationError } from "./errors.js";
 import { agentSections, type Instructions } from "./instructions.js";
 import { deepFreeze, findNonJson, type JsonValue } from "./json.js";
@@ -8,35 +9,47 @@ import type { SandboxDeclaration } from "./sandbox.js";
 import { checkSkillDeclarations, type SkillDeclaration } from "./skill.js";
 import { isToolDeclaration, type ToolDeclaration } from "./tool.js";
 
-/** The options of `defineAgent`. */
-export interface AgentDefinition {
+/** The options of `defineAgent`; `State` is the type of its declared `state`. */
+export interface AgentDefinition<State extends StateShape = StateView> {
   /** A bound model, or the name of one the host registers (`host.registerModel`). */
   readonly model: ModelBinding | string;
-  readonly instructions?: Instructions;
+  /** Sections whose functions read `ctx.state` typed by `State`. */
+  readonly instructions?: Instructions<State>;
   readonly tools?: readonly ToolDeclaration[];
   readonly capabilities?: readonly Capability[];
   readonly skills?: readonly SkillDeclaration[];
   readonly sandbox?: SandboxDeclaration;
-  /** State keys and their initial JSON values. */
-  readonly state?: Readonly<Record<string, JsonValue>>;
+  /** State keys and their initial JSON values; their types are `State` (see `defineState` to type tools by them). */
+  readonly state?: State;
   /** The parameter keys every Session must supply. */
   readonly params?: readonly string[];
 }
 
 /** A declared agent: a frozen value, the same for every Session that runs it. */
-export interface Agent extends AgentDefinition {
+export interface Agent<State extends StateShape = StateView> extends AgentDefinition<State> {
   readonly kind: "agent";
   readonly id: string;
   readonly tools: readonly ToolDeclaration[];
   readonly capabilities: readonly Capability[];
   readonly skills: readonly SkillDeclaration[];
-  readonly state: Readonly<Record<string, JsonValue>>;
+  readonly state: State;
   readonly params: readonly string[];
 }
 
+/** The declared state type of an agent: `StateOf<typeof Reporter>`. */
+export type StateOf<A> = A extends Agent<infer State> ? State : StateView;
+
 const agentId = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$/;
 
-/** Declares an agent. Declaring connects to nothing and reads nothing. */
+/**
+ * Declares an agent. Declaring connects to nothing and reads nothing. The type of `state` types
+ * `ctx.state` in its instruction sections; tools declared apart from it are typed by
+ * `defineState` or `defineTool<Input, StateOf<...>>`.
+ */
+export function defineAgent<State extends StateShape = StateView>(
+  id: string,
+  definition: AgentDefinition<State>,
+): Agent<State>;
 export function defineAgent(id: string, definition: AgentDefinition): Agent {
   if (typeof id !== "string" || !agentId.test(id)) {
     throw new DeclarationError(

@@ -1,3 +1,4 @@
+import type { RunAgent } from "./child-run.js";
 import type { ContentBlock } from "./content.js";
 import type { JsonObject, JsonValue } from "./json.js";
 import type { BindingHandle, ResourceRequest } from "./resource.js";
@@ -44,14 +45,24 @@ export interface HostedToolCall {
 /** The read-only view of state: the agent's and its capabilities' keys in one flat space. */
 export type StateView = Readonly<Record<string, JsonValue>>;
 
+/**
+ * The declared state keys of an agent and their JSON values, as a type (`{ updates: number }`):
+ * what types `ctx.state` and `ctx.setState` in its instructions, `enabled` functions and
+ * tools. Default: any key, any JSON value.
+ */
+export type StateShape = Readonly<Record<string, JsonValue>>;
+
+/** State as a section, `enabled` or tool reads it: the declared keys typed, a capability's other keys as JSON. */
+export type TypedStateView<State extends StateShape = StateView> = Readonly<State> & StateView;
+
 /** What instruction sections and `enabled` functions are given before each turn. */
-export interface TurnContext {
+export interface TurnContext<State extends StateShape = StateView> {
   /** The turn within the current Run, from 1. Before the first Run's first turn it is 0. */
   readonly turn: number;
   /** The Session's parameters, deeply frozen. */
   readonly params: JsonObject;
   /** Committed state. */
-  readonly state: StateView;
+  readonly state: TypedStateView<State>;
   /** Settled receipts of the named tool, oldest first. */
   toolCalls(name: string): readonly ToolReceipt[];
   /** Calls of the named provider-hosted tool (e.g. `web_search`), oldest first. */
@@ -69,12 +80,12 @@ export interface AgentIdentity {
 }
 
 /** A state update: a patch of declared keys, or a function of the latest state returning one. */
-export type StateUpdate =
-  | Readonly<Record<string, JsonValue>>
-  | ((state: StateView) => Readonly<Record<string, JsonValue>>);
+export type StateUpdate<State extends StateShape = StateView> =
+  | Readonly<Partial<State>>
+  | ((state: TypedStateView<State>) => Readonly<Partial<State>>);
 
 /** What a tool's `execute` is given besides its input. */
-export interface ToolContext extends TurnContext {
+export interface ToolContext<State extends StateShape = StateView> extends TurnContext<State> {
   readonly sessionId: string;
   readonly runId: string;
   readonly toolCallId: string;
@@ -101,14 +112,25 @@ export interface ToolContext extends TurnContext {
    * Committed state with this batch's earlier writes over it. (`TurnContext.state` in
    * sections and `enabled` shows committed state only.)
    */
-  readonly state: StateView;
+  readonly state: TypedStateView<State>;
   /**
    * Queues a state update: a patch of declared keys with JSON values, or a function of the
    * latest state returning one. Later tools of the batch see it; it commits when the batch
    * settles, and is discarded if the Run is aborted or fails first. Throws on an undeclared
    * key or a non-JSON value.
    */
-  setState(update: StateUpdate): void;
+  setState(update: StateUpdate<State>): void;
+  /**
+   * Runs `task` (1 to 32,768 bytes) as a foreground child Session of the calling Session's
+   * Runner (`<sessionId>/child/<toolCallId>`): the child's own Program, resources and model, no
+   * parent history, only `options.toolGrants` in every turn, every call under the parent's
+   * hooks, preset and approval with `parent` on the request, and its events streamed to the
+   * parent's consumer as `child-event`s. Resolves once the child Session is closed, with how it
+   * ended (a failure is an outcome, not a throw); the model usage of every child a call ran is
+   * kept on the call's receipt as `childUsage`. Throws `ToolInputError` `child_depth_exceeded`
+   * when no delegation level is left, and `task_invalid` for a bad task.
+   */
+  readonly runAgent: RunAgent;
   /** What the tool's `admit` returned as `admission` for this call; undefined for a tool without `admit`. */
   readonly admission?: JsonValue;
 }

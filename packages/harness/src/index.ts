@@ -1,5 +1,12 @@
-export { type Agent, type AgentDefinition, defineAgent } from "./agent.js";
+export { type Agent, type AgentDefinition, defineAgent, type StateOf } from "./agent.js";
 export { type Capability, type CapabilityDefinition, defineCapability } from "./capability.js";
+export type {
+  ChildAgentOutcome,
+  ChildAgentStatus,
+  RunAgent,
+  RunAgentOptions,
+  ToolDelegation,
+} from "./child-run.js";
 export {
   type ContentBlock,
   type ImageBlock,
@@ -12,13 +19,16 @@ export {
 export type {
   AgentIdentity,
   HostedToolCall,
+  StateShape,
   StateUpdate,
   StateView,
   ToolContext,
   ToolReceipt,
   ToolResult,
   TurnContext,
+  TypedStateView,
 } from "./context.js";
+export { type AgentState, defineState } from "./define-state.js";
 export type { Enabled } from "./enabled.js";
 export { type CastellanErrorCode, castellanErrorCodes } from "./error-codes.js";
 export { CastellanError, DeclarationError, isCastellanError, ResourcePendingError } from "./errors.js";
@@ -119,6 +129,7 @@ export {
   type HostToolReference,
   hostTool,
   isToolDeclaration,
+  type SchemaTypedDefinition,
   type Tool,
   type ToolAdmission,
   type ToolAdmitContext,

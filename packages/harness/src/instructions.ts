@@ -1,15 +1,17 @@
-import type { TurnContext } from "./context.js";
+import type { StateShape, StateView, TurnContext } from "./context.js";
 import { DeclarationError } from "./errors.js";
 import type { ResourceRequest } from "./resource.js";
 
 /** A section's text: fixed, or a function of the turn context run before each turn. Empty text omits the section. */
-export type Section = string | ((ctx: TurnContext) => string);
+export type Section<State extends StateShape = StateView> =
+  | string
+  | { bivariant(ctx: TurnContext<State>): string }["bivariant"];
 
 /** Where a section goes: the system prompt, or current user-side context sent each turn. */
 export type Placement = "system" | "context";
 
 /** An agent's instructions: one string, or named sections in order. */
-export type Instructions = string | Readonly<Record<string, Section>>;
+export type Instructions<State extends StateShape = StateView> = string | Readonly<Record<string, Section<State>>>;
 
 /** A capability's instruction section. */
 export interface CapabilitySection {

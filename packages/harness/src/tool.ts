@@ -1,6 +1,7 @@
 import type { StandardSchemaV1 } from "@standard-schema/spec";
+import type { ToolDelegation } from "./child-run.js";
 import type { ContentBlock } from "./content.js";
-import type { AgentIdentity, ToolContext } from "./context.js";
+import type { AgentIdentity, StateShape, StateView, ToolContext } from "./context.js";
 import { type Enabled, isEnabledOption } from "./enabled.js";
 import { DeclarationError } from "./errors.js";
 import { deepFreeze, findNonJson, type JsonObject, type JsonValue } from "./json.js";
@@ -51,8 +52,8 @@ export interface ToolCallDescription {
   readonly summary?: string;
 }
 
-/** The fields of a tool, as given to `defineTool`. */
-export interface ToolDefinition<Input = any> {
+/** The fields of a tool, as given to `defineTool`; `State` types `ctx.state` and `ctx.setState` (default: any key). */
+export interface ToolDefinition<Input = any, State extends StateShape = StateView> {
   /** Letters, digits, `_` and `-`, at most 64 characters (what every provider accepts). */
   readonly name: string;
   readonly description: string;
@@ -73,7 +74,13 @@ export interface ToolDefinition<Input = any> {
    */
   readonly idempotent?: boolean;
   /** Whether the model sees the tool this turn. Default true. */
-  readonly enabled?: Enabled;
+  readonly enabled?: Enabled<State>;
+  /**
+   * The child agents this tool runs with `ctx.runAgent`, and the grants it gives each: checked
+   * when a Session opens, and the tool is hidden from a child Session with no delegation level
+   * left. Default: none.
+   */
+  readonly delegates?: readonly ToolDelegation[];
   /**
    * The tool's own check of a call, before anyone is asked about it: runs after schema
    * validation and before any permission hook, each time the call is prepared (on resume
@@ -95,7 +102,7 @@ export interface ToolDefinition<Input = any> {
     request: ToolPermissionRequest & { readonly input: Input },
     ctx: ToolPermissionContext,
   ): ToolPermissionContribution | Promise<ToolPermissionContribution>;
-  execute(input: Input, ctx: ToolContext): Promise<ToolOutput> | ToolOutput;
+  execute(input: Input, ctx: ToolContext<State>): Promise<ToolOutput> | ToolOutput;
   /**
    * Describes one call for an approval request (its `title` and `summary`), from the final input
    * and the admission; never the model-facing `description`. A throw or a bad answer falls back
@@ -105,7 +112,7 @@ export interface ToolDefinition<Input = any> {
 }
 
 /** A declared tool: a frozen value holding its contract and implementation. */
-export interface Tool<Input = any> extends ToolDefinition<Input> {
+export interface Tool<Input = any, State extends StateShape = StateView> extends ToolDefinition<Input, State> {
   readonly kind: "tool";
   /** The JSON Schema the model is shown (a Standard Schema's conversion, for one given). */
   readonly inputSchema: JsonObject;
@@ -134,8 +141,11 @@ export function assertToolName(name: unknown, where: string): asserts name is st
   }
 }
 
-/** A tool definition whose input type comes from its `inputSchema`. */
-type SchemaTypedDefinition<Schema, Input> = Omit<ToolDefinition<Input>, "inputSchema"> & {
+/** A tool definition whose input type comes from its Standard Schema `inputSchema`. */
+export type SchemaTypedDefinition<Schema, Input, State extends StateShape = StateView> = Omit<
+  ToolDefinition<Input, State>,
+  "inputSchema"
+> & {
   readonly inputSchema: Schema;
 };
 
@@ -150,7 +160,9 @@ type SchemaTypedDefinition<Schema, Input> = Omit<ToolDefinition<Input>, "inputSc
 export function defineTool<Schema extends StandardSchemaV1>(
   definition: SchemaTypedDefinition<Schema, StandardSchemaV1.InferOutput<Schema>>,
 ): Tool<StandardSchemaV1.InferOutput<Schema>>;
-export function defineTool<Input = any>(definition: ToolDefinition<Input>): Tool<Input>;
+export function defineTool<Input = any, State extends StateShape = StateView>(
+  definition: ToolDefinition<Input, State>,
+): Tool<Input, State>;
 export function defineTool(
   definition: Omit<ToolDefinition, "inputSchema"> & { readonly inputSchema?: JsonObject | ToolInputStandardSchema },
 ): Tool {
@@ -176,6 +188,11 @@ export function defineTool(
   if (definition.idempotent !== undefined && typeof definition.idempotent !== "boolean") {
     throw new DeclarationError(`${where}: idempotent must be a boolean.`);
   }
+  if (definition.delegates !== undefined && !isDelegationList(definition.delegates)) {
+    throw new DeclarationError(
+      `${where}: delegates must be a list of { agent: an Agent from defineAgent, toolGrants: tool names }.`,
+    );
+  }
   const standard = isStandardSchema(definition.inputSchema) ? definition.inputSchema : undefined;
   const inputSchema = standard
     ? standardInputJsonSchema(standard, where)
@@ -196,6 +213,20 @@ export function defineTool(
     readOnly: definition.readOnly ?? false,
     idempotent: definition.idempotent ?? false,
   } as Tool);
+}
+
+function isDelegationList(value: unknown): value is readonly ToolDelegation[] {
+  return (
+    Array.isArray(value) &&
+    value.every(
+      (entry) =>
+        entry !== null &&
+        typeof entry === "object" &&
+        (entry as ToolDelegation).agent?.kind === "agent" &&
+        Array.isArray((entry as ToolDelegation).toolGrants) &&
+        (entry as ToolDelegation).toolGrants.every((name) => typeof name === "string" && name !== ""),
+    )
+  );
 }
 
 /** How a call of `tool` is shown for approval: its own `describeCall`, else `Call <name>` with no summary. */

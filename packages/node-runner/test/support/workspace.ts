@@ -37,6 +37,7 @@ export function toolContext(overrides: Partial<ToolContext> = {}): ToolContext {
       throw new Error("no resources here");
     },
     setState: () => undefined,
+    runAgent: () => Promise.reject(new Error("This test tool context runs no child agents.")),
     sandbox: undefined,
     resources: [],
     sessionId: "session-1",

@@ -1,6 +1,7 @@
 import type {
   AgentIdentity,
   BindingHandle,
+  ChildAgentOutcome,
   JsonObject,
   ModelBinding,
   Program,
@@ -12,7 +13,7 @@ import type {
   TurnContext,
 } from "@castellan/harness";
 import { projectTurn, ResourcePendingError } from "@castellan/harness";
-import { type ChildAgentSpec, isChildAgentTool } from "../children/child-tools.js";
+import { type ChildAgentSpec, delegationsOf } from "../children/child-tools.js";
 import type { HistoryView } from "../history/session-history.js";
 import type { SessionJournal } from "../journal/session-journal.js";
 import type { BoundModel } from "../models/bound-model.js";
@@ -22,6 +23,7 @@ import type { BeforeModelHook, StateChangedHook, TurnStartHook } from "../plugin
 import { type BuiltinPromptOverrides, overriddenSectionText } from "../prompts/builtin-prompts.js";
 import { type ProjectedSkill, projectSkills } from "../skills/projection.js";
 import type { SessionSkills } from "../skills/session-skills.js";
+import type { ChildUsage } from "../store/records.js";
 import type { BoundTool } from "../tools/bind-tools.js";
 import type { SessionModel } from "./session-model.js";
 import type { UsageBudget } from "./usage-budget.js";
@@ -76,14 +78,14 @@ export interface SessionContext {
   /** The Session's skills; undefined when it has none. */
   readonly skills: SessionSkills | undefined;
   /**
-   * Runs one child-agent call as a child Session of the same Runner (its registrations, the
+   * Runs one `ctx.runAgent` call as a child Session of the same Runner (its registrations, the
    * parent's hooks, preset and approval) and settles once that Session is closed.
    */
   readonly runChild: (
     spec: ChildAgentSpec,
     call: ChildAgentCall,
     emit: ((event: RunEvent) => void) | undefined,
-  ) => Promise<ToolResult>;
+  ) => Promise<ChildAgentOutcome>;
   /** The permission preset child Sessions inherit. */
   readonly preset: PermissionPreset | undefined;
   /** Set for a child agent's Session. */
@@ -99,13 +101,17 @@ export interface ChildScope {
   readonly remainingDepth: number;
 }
 
-/** One call of a child-agent tool, as the parent's Run has it. */
+/** One `ctx.runAgent` call, as the parent's Run has it. */
 export interface ChildAgentCall {
   readonly runId: string;
   readonly toolCallId: string;
   readonly toolName: string;
-  readonly input: unknown;
+  /** The child Session's id: `<parent>/child/<toolCallId>`, with `-<n>` after a call's first child. */
+  readonly childSessionId: string;
+  readonly task: string;
   readonly signal: AbortSignal;
+  /** Given each model call's usage of the child, for the delegating call's receipt. */
+  readonly onUsage: (usage: ChildUsage) => void;
   /** What is left of the parent Run's budget: the child's Run may spend at most this. */
   readonly budget?: UsageBudget;
 }
@@ -190,10 +196,10 @@ export function projectSession(
   return context.skills ? projectSkills(projection, context.skills, ctx) : projection;
 }
 
-/** A child's projection: only its granted tools, and no child-agent tool once no delegation level is left. */
+/** A child's projection: only its granted tools, and no tool that delegates once no delegation level is left. */
 function withinGrants(projection: Projection, child: ChildScope): Projection {
   const tools = projection.tools.filter(
-    (tool) => child.grants.has(tool.name) && !(child.remainingDepth <= 0 && isChildAgentTool(tool.declaration)),
+    (tool) => child.grants.has(tool.name) && !(child.remainingDepth <= 0 && delegationsOf(tool.declaration).length > 0),
   );
   return tools.length === projection.tools.length
     ? projection

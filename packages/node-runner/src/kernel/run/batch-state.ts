@@ -1,5 +1,6 @@
 import type { DeclarationSource, JsonValue, StateUpdate, StateView } from "@castellan/harness";
 import { CastellanError, deepFreeze, findNonJson, isReservedStateKey } from "@castellan/harness";
+import type { ChildUsage } from "../store/records.js";
 
 /** A state update names an undeclared key or holds a value that is not JSON. */
 export class StateError extends CastellanError {
@@ -114,6 +115,21 @@ export class BatchState {
   /** What one call wrote, for its receipt; undefined when it wrote nothing. */
   writtenBy(toolCallId: string): Readonly<Record<string, JsonValue>> | undefined {
     return this.byCall.get(toolCallId);
+  }
+
+  private readonly usageByCall = new Map<string, ChildUsage[]>();
+
+  /** Keeps one model call of a child agent that `toolCallId` ran (`ctx.runAgent`), for its receipt. */
+  recordChildUsage(toolCallId: string, usage: ChildUsage): void {
+    const list = this.usageByCall.get(toolCallId) ?? [];
+    list.push(usage);
+    this.usageByCall.set(toolCallId, list);
+  }
+
+  /** The usage of every child agent one call ran, in order; undefined when it ran none that called a model. */
+  childUsageOf(toolCallId: string): readonly ChildUsage[] | undefined {
+    const list = this.usageByCall.get(toolCallId);
+    return list && list.length > 0 ? Object.freeze([...list]) : undefined;
   }
 
   /** The batch's writes merged, or undefined when it wrote nothing. */

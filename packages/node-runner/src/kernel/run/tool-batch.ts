@@ -1,6 +1,6 @@
 import type { JsonValue, RunEvent, StopReason, ToolCall, ToolResult } from "@castellan/harness";
 import { describeToolCall, errorMessage, frozenJsonCopy } from "@castellan/harness";
-import { childUsageOf, isChildAgentTool } from "../children/child-tools.js";
+import { delegationsOf } from "../children/child-tools.js";
 import { committedState, type SessionContext } from "../context/session-context.js";
 import type { UsageBudget } from "../context/usage-budget.js";
 import { type OpenCall, unrecordedOutcome } from "../history/session-history.js";
@@ -170,7 +170,9 @@ async function prepare(session: SessionContext, call: ToolCall, context: BatchCo
   if (open?.started && !rerunnable) {
     return { call, settled: errorResult(unrecordedOutcome) };
   }
-  if (bound?.kind === "local" && isChildAgentTool(bound.tool) && session.child && session.child.remainingDepth <= 0) {
+
+  // A tool that runs child agents is hidden once no delegation level is left; say why.
+  if (bound?.kind === "local" && delegationsOf(bound.tool).length > 0 && session.child?.remainingDepth === 0) {
     return {
       call,
       settled: errorResult(
@@ -321,7 +323,7 @@ async function runGroup(
         input: inputs.get(item.call.id) ?? ("input" in item && item.input !== undefined ? item.input : item.call.input),
         result: results.get(item.call.id) as ToolResult,
         ...(stateChanges ? { stateChanges } : {}),
-        ...childUsageField(results.get(item.call.id)),
+        ...childUsageField(batch.childUsageOf(item.call.id)),
       },
     ];
   });
@@ -444,8 +446,7 @@ function policyFor(session: SessionContext, item: ToolExecution): PermissionPoli
   return { ...session.policy, hooks: [...session.policy.hooks, hook] };
 }
 
-/** The receipt field of a child-agent call's usage, if its result carries any. */
-function childUsageField(result: ToolResult | undefined): { childUsage?: readonly ChildUsage[] } {
-  const usage = result ? childUsageOf(result) : undefined;
+/** The receipt field of the usage of the child agents a call ran, if any called a model. */
+function childUsageField(usage: readonly ChildUsage[] | undefined): { childUsage?: readonly ChildUsage[] } {
   return usage ? { childUsage: usage } : {};
 }

@@ -1,12 +1,12 @@
 import type { BindingHandle, JsonValue, RunEvent, ToolCall, ToolContext, ToolResult } from "@castellan/harness";
-import { CastellanError, errorMessage } from "@castellan/harness";
-import { childAgentSpecOf } from "../children/child-tools.js";
+import { CastellanError, errorMessage, isToolInputError } from "@castellan/harness";
 import { type SessionContext, turnContext } from "../context/session-context.js";
 import type { UsageBudget } from "../context/usage-budget.js";
 import { ToolExecutionHostError } from "../errors/errors.js";
 import type { BoundTool } from "../tools/bind-tools.js";
 import { errorResult, toToolResult } from "../tools/tool-output.js";
 import type { BatchState } from "./batch-state.js";
+import { childRunner } from "./run-agent.js";
 
 /** A call allowed to run: its bound tool and exact validated input. */
 export interface ToolExecution {
@@ -34,22 +34,8 @@ export async function executeTool(
   emit?: (event: RunEvent) => void,
 ): Promise<ToolResult> {
   const { runId, turn, signal } = context;
-  const child = childAgentSpecOf(item.tool.tool);
-  // A child agent runs on this Runner: drained (its Run settled, its resources released) before the call settles.
-  if (child)
-    return await session.runChild(
-      child,
-      {
-        runId,
-        toolCallId: item.call.id,
-        toolName: item.call.name,
-        input: item.input,
-        signal,
-        ...(context.budget ? { budget: context.budget } : {}),
-      },
-      emit,
-    );
   const base = turnContext(session, turn);
+  const children = childRunner(session, item.call, context, batch, emit);
   const ctx: ToolContext = {
     turn,
     params: base.params,
@@ -60,6 +46,7 @@ export async function executeTool(
       return batch.view;
     },
     setState: (update) => batch.update(update, item.call, item.tool.entry.source),
+    runAgent: children.runAgent,
     sandbox: session.sandbox,
     resources: resourcesOf(session, item),
     sessionId: session.sessionId,
@@ -84,7 +71,7 @@ export async function executeTool(
             )
           : errorResult(`Tool "${item.call.name}" failed: ${describeCoded(error)}`),
     );
-  return await settleWithGrace(execution, signal, session.limits.abortGraceMs);
+  return await settleWithGrace(execution, signal, session.limits.abortGraceMs, children.drained);
 }
 
 const noResources: readonly never[] = Object.freeze([]);
@@ -95,19 +82,39 @@ export function resourcesOf(session: SessionContext, item: ToolExecution): reado
   return source.kind === "capability" ? (session.capabilityResources.get(source.name) ?? noResources) : noResources;
 }
 
-/** After an abort, waits at most `graceMs` for a running tool, then records its outcome as unknown. */
-function settleWithGrace(execution: Promise<ToolResult>, signal: AbortSignal, graceMs: number): Promise<ToolResult> {
+/**
+ * After an abort, waits at most `graceMs` for a running tool, then records its outcome as
+ * unknown. A tool still running a child agent then is waited for until that child Session is
+ * closed (its Run settled, its resources released), and `graceMs` more: a child is never left
+ * running behind its parent's settled call.
+ */
+function settleWithGrace(
+  execution: Promise<ToolResult>,
+  signal: AbortSignal,
+  graceMs: number,
+  childrenDrained: () => Promise<void> | undefined,
+): Promise<ToolResult> {
   return new Promise<ToolResult>((resolve) => {
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let settled = false;
+    const unknown = () => {
+      if (!settled)
+        resolve(errorResult("The tool was still running when the run was aborted; its outcome is unknown."));
+    };
+    const expire = () => {
+      const draining = childrenDrained();
+      if (!draining) return unknown();
+      void draining.then(() => {
+        timer = setTimeout(unknown, graceMs);
+      });
+    };
     const onAbort = () => {
-      timer = setTimeout(
-        () => resolve(errorResult("The tool was still running when the run was aborted; its outcome is unknown.")),
-        graceMs,
-      );
+      timer = setTimeout(expire, graceMs);
     };
     if (signal.aborted) onAbort();
     else signal.addEventListener("abort", onAbort, { once: true });
     execution.then((result) => {
+      settled = true;
       clearTimeout(timer);
       signal.removeEventListener("abort", onAbort);
       resolve(result);
@@ -115,7 +122,11 @@ function settleWithGrace(execution: Promise<ToolResult>, signal: AbortSignal, gr
   });
 }
 
-/** Like `describe`, with the stable code of a Castellan error (e.g. `state_invalid` from setState) in front. */
+/**
+ * Like `describe`, with the stable code of a Castellan error (e.g. `state_invalid` from setState)
+ * or a tool's own `ToolInputError` code (e.g. `child_depth_exceeded` from `ctx.runAgent`) in front.
+ */
 function describeCoded(error: unknown): string {
+  if (isToolInputError(error)) return error.resultText;
   return error instanceof CastellanError ? `${error.code}: ${error.message}` : errorMessage(error);
 }

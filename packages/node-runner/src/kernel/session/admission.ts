@@ -9,7 +9,7 @@ import type {
   Tool,
 } from "@castellan/harness";
 import { buildProgram, CastellanError, DeclarationError, resolveResourceSpec } from "@castellan/harness";
-import { childAgentSpecOf, staticallyUnknownGrants } from "../children/child-tools.js";
+import { delegationsOf, staticallyUnknownGrants } from "../children/child-tools.js";
 import { ChildGrantUnknownError } from "../children/errors.js";
 import type { HarnessContextBudget } from "../context/session-context.js";
 import { resolveSessionModel, type SessionModel, selectModel } from "../context/session-model.js";
@@ -199,16 +199,16 @@ function checkFoundToolNames(program: Program, found: ReadonlyMap<string, readon
 }
 
 /**
- * Fails the open with `child_grant_unknown` for a child-agent grant no tool of the child can
- * answer, before any resource is acquired; grants a child might find when it opens are checked
- * again then.
+ * Fails the open with `child_grant_unknown` for a grant of a tool's `delegates` that no tool of
+ * its child can answer, before any resource is acquired; grants a child might find when it
+ * opens are checked again then.
  */
 function checkChildGrants(program: Program): void {
   for (const entry of program.tools) {
-    const spec = childAgentSpecOf(entry.declaration);
-    if (!spec) continue;
-    const declared = buildProgram(spec.child).tools.map((tool) => tool.name);
-    const unknown = staticallyUnknownGrants(spec, declared);
-    if (unknown.length > 0) throw new ChildGrantUnknownError(spec.child.id, unknown, declared);
+    for (const delegation of delegationsOf(entry.declaration)) {
+      const declared = buildProgram(delegation.agent).tools.map((tool) => tool.name);
+      const unknown = staticallyUnknownGrants(delegation, declared);
+      if (unknown.length > 0) throw new ChildGrantUnknownError(delegation.agent.id, unknown, declared);
+    }
   }
 }

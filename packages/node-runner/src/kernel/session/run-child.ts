@@ -1,28 +1,18 @@
-import type { JsonObject, RunEvent, ToolResult } from "@castellan/harness";
+import type { ChildAgentOutcome, ChildAgentStatus, JsonObject, RunEvent } from "@castellan/harness";
 import { cutUtf8, errorMessage } from "@castellan/harness";
-import { type ChildAgentSpec, withChildUsage } from "../children/child-tools.js";
+import type { ChildAgentSpec } from "../children/child-tools.js";
 import { ChildGrantUnknownError } from "../children/errors.js";
 import type { ChildAgentCall, SessionContext } from "../context/session-context.js";
 import type { Registry } from "../plugins/registry.js";
-import type { ChildUsage } from "../store/records.js";
 import { admitSession } from "./admit.js";
 import { NodeSession } from "./session.js";
 
 /** How a child's Run ended. */
-export type ChildStatus = "completed" | "failed" | "max_turns" | "timeout" | "aborted";
+export type ChildStatus = ChildAgentStatus;
 
-/** The child-agent tool's result. */
-export interface ChildAgentReport {
+/** The `childAgent` tool's result: `ctx.runAgent`'s outcome, typed. */
+export interface ChildAgentReport extends ChildAgentOutcome {
   readonly type: "child-agent-report";
-  readonly agentId: string;
-  readonly childSessionId: string;
-  readonly childRunId: string | null;
-  readonly status: ChildStatus;
-  readonly turns: number;
-  readonly text: string;
-  readonly truncated: boolean;
-  /** Why it did not complete, when it did not. */
-  readonly error?: string;
 }
 
 /** The child's params: given JSON, a function of the parent's, or the parent's values for the keys the child declares. */
@@ -35,11 +25,12 @@ function childParams(spec: ChildAgentSpec, parentParams: JsonObject): JsonObject
 }
 
 /**
- * Runs one child-agent call: a foreground child Session `<parent>/child/<toolCallId>` of the
+ * Runs one `ctx.runAgent` call: a foreground child Session `call.childSessionId` of the
  * same Runner (its own Program, resources and model; the parent's hooks, preset and approval,
  * with `parent` on every request), its projection limited to the grants, the task its only
- * input, bounded by `maxTurns` and `maxDurationMs`. Its events are yielded as `child-event`s.
- * The child Session is closed (its resources released) before the call settles.
+ * input, bounded by `maxTurns` and `maxDurationMs`. Its events are yielded as `child-event`s
+ * and its model usage given to `call.onUsage`. The child Session is closed (its resources
+ * released) before the call settles; a failure is an outcome, never a throw.
  */
 export async function runChildAgent(
   parent: SessionContext,
@@ -47,20 +38,14 @@ export async function runChildAgent(
   spec: ChildAgentSpec,
   call: ChildAgentCall,
   emit: ((event: RunEvent) => void) | undefined,
-): Promise<ToolResult> {
-  const childSessionId = `${parent.sessionId}/child/${call.toolCallId}`;
+): Promise<ChildAgentOutcome> {
+  const { childSessionId } = call;
   // The levels this call may open, the child included; a nested maxDepth is capped by what remains.
   const levels = parent.child ? Math.min(parent.child.remainingDepth, spec.maxDepth) : spec.maxDepth;
   const depthLeft = levels - 1;
-  const task = String((call.input as { task?: unknown } | null)?.task ?? "");
-  const usage: ChildUsage[] = [];
-  const report = (fields: Omit<ChildAgentReport, "type" | "agentId" | "childSessionId">): ToolResult => {
-    const value: ChildAgentReport = { type: "child-agent-report", agentId: spec.child.id, childSessionId, ...fields };
-    return withChildUsage(
-      { content: [{ type: "text", text: JSON.stringify(value) }], isError: fields.status !== "completed" },
-      usage,
-    );
-  };
+  const { task } = call;
+  const report = (fields: Omit<ChildAgentOutcome, "agentId" | "childSessionId">): ChildAgentOutcome =>
+    Object.freeze({ agentId: spec.child.id, childSessionId, ...fields });
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), spec.maxDurationMs);
   const signal = AbortSignal.any([call.signal, deadline.signal]);
@@ -109,7 +94,8 @@ export async function runChildAgent(
     childRunId = run.id;
     for await (const event of run) {
       if (event.kind === "turn-start") turns++;
-      if (event.kind === "model-usage") usage.push({ agentId: spec.child.id, model: event.model, usage: event.usage });
+      if (event.kind === "model-usage")
+        call.onUsage({ agentId: spec.child.id, model: event.model, usage: event.usage });
       emit?.({
         kind: "child-event",
         runId: call.runId,
