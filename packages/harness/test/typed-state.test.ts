@@ -75,26 +75,20 @@ describe("typed state", () => {
     });
   });
 
-  it("keeps untyped tools and agents as they were: the seed's casts compile, and tools mix", () => {
-    const seedStyle = defineAgent("test.seed", {
-      model,
-      state: { updates: 0 },
-      tools: [
-        defineTool({
-          name: "record_update",
-          description: "Record a completed report update",
-          enabled: (ctx) => (ctx.state.updates as number) < 3,
-          async execute(_input, ctx) {
-            ctx.setState((state) => ({ updates: (state.updates as number) + 1 }));
-            return `Recorded update ${String(ctx.state.updates)}.`;
-          },
-        }),
-      ],
+  // The seed's own example, casts and all, compiles in node-runner/test/seed-examples.test.ts.
+  it("keeps untyped tools and agents as they were, and lets typed and untyped tools mix", () => {
+    const untypedTool = defineTool({
+      name: "u",
+      description: "u",
+      execute: (_input, ctx) => {
+        expectTypeOf(ctx.state.count).toEqualTypeOf<JsonValue | undefined>();
+        return "";
+      },
     });
     const typed = defineState({ count: 0 }).defineTool({ name: "t", description: "t", execute: () => "" });
     // A typed tool in an untyped agent, an untyped one in a typed agent.
     defineAgent("test.mixed", { model, tools: [typed] });
-    defineAgent("test.mixed2", { model, state: { count: 0 }, tools: [seedStyle.tools[0] as Tool] });
+    defineAgent("test.mixed2", { model, state: { count: 0 }, tools: [untypedTool] });
     const untyped = defineAgent("test.untyped", { model });
     expectTypeOf<StateOf<typeof untyped>>().toEqualTypeOf<Readonly<Record<string, JsonValue>>>();
     expectTypeOf<TurnContext["state"]>().toEqualTypeOf<Readonly<Record<string, JsonValue>>>();
