@@ -47,7 +47,7 @@ export { GitCommandError, type GitContext, prepareHooksPath, runGit, type SpawnP
 export { gitAuthEnvironment } from "./git/git-auth.js";
 export { mergeRefused, scanProgramConfig } from "./git/program-config-scan.js";
 export { defaultMaxBundleBytes, PublishRepository, type PublishRepositoryOptions } from "./git/publish-repository.js";
-export { type HealthView, jobKinds } from "./http/health.js";
+export type { HealthView } from "./http/health.js";
 export { maxBodyBytes } from "./http/read-json.js";
 export { createExecutorServer, type ExecutorServer } from "./http/server.js";
 export {
@@ -73,17 +73,36 @@ export {
 } from "./inventory/job-inventory.js";
 export { type HealthMeasurement, measurement, ServerMeasurements } from "./inventory/measurements.js";
 export { type AgentJobOptions, agentJob, maxSummaryBytes, retainedMarker } from "./jobs/agent-job.js";
+export { type BlueprintBody, blueprintBodySchema } from "./jobs/body/blueprint-body.js";
+export { type BodySchemaSettings, maxCommandBytes, type SharedBody } from "./jobs/body/body-fields.js";
+export { type BootstrapBody, bootstrapBodySchema } from "./jobs/body/bootstrap-body.js";
+export { type CoderBody, coderBodySchema, runKinds } from "./jobs/body/coder-body.js";
+export { outOfScopeFields, parseJobBody } from "./jobs/body/parse-job-body.js";
 export {
-  type JobBody,
   type JobBodySchemas,
-  jobBodySchema,
-  maxCommandBytes,
-  outOfScopeFields,
-  parseJobBody,
-} from "./jobs/job-body.js";
+  type JobKindBodies,
+  type JobKindName,
+  jobBodySchemas,
+  jobCredentialFields,
+  jobKindNames,
+  jobKinds,
+  kindOfRoute,
+  kindRoutes,
+} from "./jobs/kinds.js";
 export { type SweepReport, sweepRetained } from "./jobs/retention-sweep.js";
+export { defineJobKind, type JobKind, type JobKindDefinition, type JobPhases } from "./jobs/run/job-kind.js";
+export type { BranchCheckout, ClonedCheckout, ClonePhase, JobFindings, JobRun, JobStep } from "./jobs/run/job-run.js";
+export type { JobDirectories, JobSetup } from "./jobs/run/job-setup.js";
 export { createRedactor, type Redactor } from "./log/redactor.js";
 export type { ProbeRun, ProbeRunner } from "./probes/probe-runner.js";
+export {
+  type CredentialFields,
+  type CredentialMark,
+  credentialEntries,
+  credentialFieldsOf,
+  credentialMarks,
+  credentialValue,
+} from "./registry/credential-fields.js";
 export { bodyWithoutCredentials, canonicalJson, credentialsOf, jobIdentity } from "./registry/identity.js";
 export { JobFailure } from "./registry/job-failure.js";
 export { isJobId, jobIdPattern } from "./registry/job-id.js";
@@ -100,12 +119,16 @@ export {
 } from "./registry/job-record.js";
 export {
   createJobRegistry,
+  type JobBodies,
+  type JobBodyBase,
   type JobOutcome,
   type JobRegistry,
   type JobRegistryOptions,
   type JobRunner,
   type JobWork,
+  type JobWorkFields,
   type Submission,
+  type SubmittedJob,
 } from "./registry/job-registry.js";
 export {
   isCredentialName,

@@ -22,6 +22,7 @@ import {
   type JobWork,
   jobIdentity,
 } from "../src/index.js";
+import { jobCredentials } from "./job-credentials.js";
 import { tempDirPerTest } from "./support.ts";
 
 const temp = tempDirPerTest("castellan-executor-replay-");
@@ -82,6 +83,7 @@ async function open(options: { maxConcurrentJobs?: number; now?: () => number } 
   const runner = heldRunner();
   const logs: { kind: string; [field: string]: unknown }[] = [];
   const registry = createJobRegistry({
+    credentials: jobCredentials,
     directory: join(temp.path, "jobs"),
     maxConcurrentJobs: options.maxConcurrentJobs ?? 2,
     run: runner.run,
@@ -161,7 +163,7 @@ describe("a job's events after its end", () => {
       jobId: "cut",
       route: "run",
       kind: "coder",
-      identity: jobIdentity("run", body("cut")),
+      identity: jobIdentity("run", body("cut"), jobCredentials.coder),
       state: "running",
       phase: "agent",
       createdAt: new Date(0).toISOString(),

@@ -14,6 +14,7 @@ import { checkToken } from "../src/http/request-guard.js";
 import { sendError } from "../src/http/respond.js";
 import { matchRoute, methodNotAllowed, type RouteHandlers, routeNotFound } from "../src/http/routes.js";
 import { ExecutorRequestError } from "../src/index.js";
+import { kindOfRoute } from "../src/jobs/kinds.js";
 import { send, startServer, testToken } from "./support.ts";
 
 /** Requests a caller without the token may try; each must be 401 whatever it names. */
@@ -85,7 +86,7 @@ async function routeFirstServer(): Promise<number> {
   };
   const server: Server = createServer((request, response) => {
     try {
-      const route = matchRoute((request.url ?? "/").split("?")[0] ?? "/", handlers);
+      const route = matchRoute((request.url ?? "/").split("?")[0] ?? "/", handlers, kindOfRoute);
       if (!route) throw routeNotFound();
       if (!route.methods[request.method ?? "GET"]) throw methodNotAllowed(Object.keys(route.methods));
       checkToken(request, { port: 0, allowedHosts: [], allowedOrigins: [], token: testToken });

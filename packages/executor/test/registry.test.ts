@@ -15,6 +15,7 @@ import {
   type JobWork,
   jobIdentity,
 } from "../src/index.js";
+import { jobCredentials } from "./job-credentials.js";
 import { tempDirPerTest } from "./support.ts";
 
 const temp = tempDirPerTest("castellan-executor-registry-");
@@ -45,6 +46,7 @@ async function open(overrides: Partial<JobRegistryOptions> = {}) {
   const runner = heldRunner();
   const logs: unknown[] = [];
   const registry = createJobRegistry({
+    credentials: jobCredentials,
     directory: join(temp.path, "jobs"),
     maxConcurrentJobs: 2,
     run: runner.run,
@@ -96,7 +98,7 @@ describe("the job registry", () => {
     expect(JSON.parse(saved)).toMatchObject({
       state: "succeeded",
       result: { branch: "castellan/a" },
-      identity: jobIdentity("run", body("a")),
+      identity: jobIdentity("run", body("a"), jobCredentials.coder),
     });
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     expect((await stat(join(temp.path, "jobs", "a"))).mode & 0o777).toBe(0o700);
@@ -163,7 +165,13 @@ describe("the job registry", () => {
 
   it("reopens a stopped server's directory: queued and running jobs are interrupted, secrets and checkouts gone, and a replay resumes", async () => {
     const directory = join(temp.path, "jobs");
-    const first = createJobRegistry({ directory, maxConcurrentJobs: 1, run: heldRunner().run, log: () => undefined });
+    const first = createJobRegistry({
+      credentials: jobCredentials,
+      directory,
+      maxConcurrentJobs: 1,
+      run: heldRunner().run,
+      log: () => undefined,
+    });
     await first.open();
     await first.submit("run", "coder", body("r1"));
     await first.submit("run", "coder", body("r2"));

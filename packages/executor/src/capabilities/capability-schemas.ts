@@ -8,6 +8,7 @@ import {
   SkillInvalidError,
 } from "@castellan/node-runner";
 import { z } from "zod";
+import { credentialEntries } from "../registry/credential-fields.js";
 import { isAllowedUrl } from "./url-policy.js";
 
 /** Most skills one job body carries. */
@@ -281,6 +282,7 @@ export function mcpServersSchema(url: z.ZodType<string, string>) {
       allowedTools,
     })
     .superRefine((server, ctx) => checkServer(server, server.env ?? {}, "env", ctx));
+  credentialEntries(stdio);
   const http = z
     .strictObject({
       name: serverName,
@@ -314,6 +316,7 @@ export function mcpServersSchema(url: z.ZodType<string, string>) {
       allowedTools,
     })
     .superRefine((server, ctx) => checkServer(server, server.headers ?? {}, "headers", ctx));
+  credentialEntries(http);
   return z
     .array(z.discriminatedUnion("transport", [stdio, http]))
     .max(maxJobMcpServers)

@@ -45,16 +45,16 @@ const view = z.string().min(1).max(256);
 
 /**
  * The schema of one context-image manifest, strict at every level: `url` by the caller's URL
- * rule, `token` 1-16,384 characters, `files` at most 1,000 entries (more than the 64 staged are
+ * rule, `token` by the caller's credential schema (default 1-16,384 characters), `files` at most 1,000 entries (more than the 64 staged are
  * accepted and reported as omitted at staging, not refused), file names unique ignoring case
  * (the issue's path points at the later duplicate), `omitted` at most 1,000 views. Messages name
  * rules, never a submitted value.
  */
-export function contextImagesSchema(url: z.ZodType<string>) {
+export function contextImagesSchema(url: z.ZodType<string>, token: z.ZodType<string> = z.string().min(1).max(16_384)) {
   return z
     .strictObject({
       url,
-      token: z.string().min(1).max(16_384),
+      token,
       files: z
         .array(
           z.strictObject({

@@ -1,8 +1,6 @@
 import { executorVersion } from "../config/executor-version.js";
 import type { HealthMeasurement } from "../inventory/measurements.js";
-
-/** The job kinds this server runs: `coder` on `POST /run`, and the `bootstrap` and `blueprint` routes. */
-export const jobKinds = ["coder", "bootstrap", "blueprint"] as const;
+import { jobKindNames } from "../jobs/kinds.js";
 
 /** The optional body fields this build serves. */
 export const servedOptionalFields = [
@@ -41,7 +39,7 @@ export function healthView(state: {
   return {
     status: "ok",
     version: executorVersion,
-    kinds: jobKinds,
+    kinds: jobKindNames,
     capabilities: servedOptionalFields,
     sandbox: { boot: state.sandboxBoot, last: state.sandboxLast },
     egress: { target: state.egressTarget ?? null, last: state.egressLast },

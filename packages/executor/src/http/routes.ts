@@ -11,10 +11,10 @@ export interface RouteRequest {
   readonly jobId?: string;
 }
 
-/** The handlers of the protocol's routes. */
-export interface RouteHandlers {
+/** The handlers of the protocol's routes; `submit` is given the kind the submitting route names. */
+export interface RouteHandlers<Kind extends string = string> {
   health(route: RouteRequest): Promise<void> | void;
-  submit(kind: "run" | "bootstrap" | "blueprint", route: RouteRequest): Promise<void> | void;
+  submit(kind: Kind, route: RouteRequest): Promise<void> | void;
   listJobs(route: RouteRequest): Promise<void> | void;
   viewJob(route: RouteRequest): Promise<void> | void;
   cancelJob(route: RouteRequest): Promise<void> | void;
@@ -37,12 +37,18 @@ export function isOpenRequest(method: string, path: string): boolean {
   return method === "GET" && path === "/health";
 }
 
-/** The route of a raw (not normalized) path, or undefined; a malformed job id is `invalid-job-id`. */
-export function matchRoute(path: string, handlers: RouteHandlers): Matched | undefined {
+/**
+ * The route of a raw (not normalized) path, or undefined; a malformed job id is
+ * `invalid-job-id`. `POST /<route>` submits the kind `submitRoutes` maps that route to.
+ */
+export function matchRoute<Kind extends string>(
+  path: string,
+  handlers: RouteHandlers<Kind>,
+  submitRoutes: ReadonlyMap<string, Kind>,
+): Matched | undefined {
   if (path === "/health") return { methods: { GET: handlers.health } };
-  if (path === "/run") return { methods: { POST: (route) => handlers.submit("run", route) } };
-  if (path === "/bootstrap") return { methods: { POST: (route) => handlers.submit("bootstrap", route) } };
-  if (path === "/blueprint") return { methods: { POST: (route) => handlers.submit("blueprint", route) } };
+  const kind = path.startsWith("/") ? submitRoutes.get(path.slice(1)) : undefined;
+  if (kind !== undefined) return { methods: { POST: (route) => handlers.submit(kind, route) } };
   if (path === "/jobs") return { methods: { GET: handlers.listJobs } };
   if (!path.startsWith("/jobs/")) return undefined;
   // Everything between /jobs/ and a known suffix is the id, so `a/b` or `..` is refused as one.

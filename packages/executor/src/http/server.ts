@@ -10,7 +10,9 @@ import { ExecutorRequestError } from "../errors/errors.js";
 import { createInventoryMemo } from "../inventory/job-inventory.js";
 import { measurement, ServerMeasurements } from "../inventory/measurements.js";
 import { agentJob } from "../jobs/agent-job.js";
-import { jobBodySchema, parseJobBody } from "../jobs/job-body.js";
+import { runKinds } from "../jobs/body/coder-body.js";
+import { parseJobBody } from "../jobs/body/parse-job-body.js";
+import { type JobKindName, jobBodySchemas, jobCredentialFields, jobKinds, kindOfRoute } from "../jobs/kinds.js";
 import { sweepRetained } from "../jobs/retention-sweep.js";
 import { logLine } from "../log/log.js";
 import { type JobState, jobStates } from "../registry/job-record.js";
@@ -45,7 +47,7 @@ export function createExecutorServer(options: ExecutorServerOptions = {}): Execu
   const resolved = resolveExecutorOptions(options);
   // The jobs' commands and sandbox workers yield the CPU to this loop (process-wide).
   setBackgroundPriority(resolved.jobNiceness);
-  const schemas = jobBodySchema(resolved, resolved.allowFileRemotes);
+  const schemas = jobBodySchemas(resolved);
   let port = resolved.port;
   let closing: Promise<void> | undefined;
   const sockets = new Set<Socket>();
@@ -66,6 +68,7 @@ export function createExecutorServer(options: ExecutorServerOptions = {}): Execu
   const registry = createJobRegistry({
     directory: join(resolved.dataDirectory, "jobs"),
     maxConcurrentJobs: resolved.maxConcurrentJobs,
+    credentials: jobCredentialFields(schemas),
     run: agentJob({
       modelFactory: options.modelFactory ?? defaultModelFactory,
       transcriptRoot: resolved.transcriptRoot,
@@ -87,7 +90,11 @@ export function createExecutorServer(options: ExecutorServerOptions = {}): Execu
     log,
   });
 
-  const handlers: RouteHandlers = {
+  /** Checks a body on its kind's schema and submits it to the registry on the kind's route. */
+  const submitKind = <Name extends JobKindName>(name: Name, body: unknown) =>
+    registry.submit(jobKinds[name].route, name, parseJobBody(body, schemas[name], runKinds));
+
+  const handlers: RouteHandlers<JobKindName> = {
     health: ({ response }) =>
       sendJson(
         response,
@@ -99,11 +106,9 @@ export function createExecutorServer(options: ExecutorServerOptions = {}): Execu
           egressLast: measurements.egressLast,
         }),
       ),
-    async submit(kind, { request, response }) {
+    async submit(name, { request, response }) {
       if (closing) throw new ExecutorRequestError("executor_shutting_down", "The server is shutting down.");
-      const body = await readJson(request);
-      const job = parseJobBody(body, schemas[kind]);
-      const submitted = await registry.submit(kind, kind === "run" ? (job.kind ?? "coder") : kind, job);
+      const submitted = await submitKind(name, await readJson(request));
       sendJson(response, 202, { jobId: submitted.jobId, state: submitted.state });
     },
     listJobs({ response, url }) {
@@ -184,7 +189,7 @@ export function createExecutorServer(options: ExecutorServerOptions = {}): Execu
     // The token comes before routing: without it, a 404 or 405 would map the routes to anyone.
     if (!isOpenRequest(method, path)) checkToken(request, policy());
     const url = new URL(raw.startsWith("/") ? raw : "/", "http://executor.invalid");
-    const route = matchRoute(path, handlers);
+    const route = matchRoute(path, handlers, kindOfRoute);
     if (!route) throw routeNotFound();
     const handler = route.methods[method];
     if (!handler) throw methodNotAllowed(Object.keys(route.methods));

@@ -1,7 +1,7 @@
 import { readdir, readFile, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { isJobId } from "../registry/job-id.js";
-import { retainedMarker } from "./agent-job.js";
+import { retainedMarker } from "./run/job-setup.js";
 
 /** What one sweep removed. */
 export interface SweepReport {

@@ -1,18 +1,5 @@
 import { createHash } from "node:crypto";
-
-/**
- * The paths of a body that hold credentials: never on disk with the record, never in its
- * identity. `*` stands for every element of an array.
- */
-export const credentialPaths: readonly (readonly string[])[] = Object.freeze([
-  ["model", "token"],
-  ["repo", "token"],
-  ["artifactUpload", "token"],
-  ["packageRegistries", "*", "token"],
-  ["referenceScreenshots", "token"],
-  ["designImages", "token"],
-  ["reference", "token"],
-]);
+import type { CredentialFields } from "./credential-fields.js";
 
 type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json =>
@@ -36,49 +23,60 @@ function valuesAt(value: unknown, path: readonly string[]): unknown[] {
   return isObject(value) ? valuesAt(value[head], rest) : [];
 }
 
-/** The map an MCP server's `secretKeys` name keys of: `env` (stdio) or `headers` (http). */
-function secretMapOf(server: Json): Json | undefined {
-  const map = server.transport === "http" ? server.headers : server.env;
-  return isObject(map) ? map : undefined;
+/** The map a node's `secretKeys` name entries of: `env` or `headers`, whichever it has. */
+const entryMaps = ["env", "headers"] as const;
+
+/** The node with the entries its `secretKeys` name left out of `env` and `headers` (the other entries stay). */
+function withoutNamedEntries(node: unknown): unknown {
+  if (!isObject(node) || !Array.isArray(node.secretKeys)) return node;
+  const secretKeys: unknown[] = node.secretKeys;
+  const copy = { ...node };
+  for (const key of entryMaps) {
+    const map = copy[key];
+    if (!isObject(map)) continue;
+    copy[key] = Object.fromEntries(Object.entries(map).filter(([name]) => !secretKeys.includes(name)));
+  }
+  return copy;
 }
 
-/** The MCP servers with the values their `secretKeys` name left out (the rest of `env` and `headers` stays). */
-function withoutMcpSecrets(body: unknown): unknown {
-  if (!isObject(body) || !Array.isArray(body.mcpServers)) return body;
-  return {
-    ...body,
-    mcpServers: body.mcpServers.map((server: unknown) => {
-      if (!isObject(server) || !Array.isArray(server.secretKeys)) return server;
-      const secretKeys: unknown[] = server.secretKeys;
-      const map = secretMapOf(server);
-      if (!map) return server;
-      const key = server.transport === "http" ? "headers" : "env";
-      const kept = Object.fromEntries(Object.entries(map).filter(([name]) => !secretKeys.includes(name)));
-      return { ...server, [key]: kept };
-    }),
-  };
+/** Applies `change` to every node at `path` (`*` is every element of an array), copying what it changes. */
+function mapAt(value: unknown, path: readonly string[], change: (node: unknown) => unknown): unknown {
+  if (path.length === 0) return change(value);
+  const [head, ...rest] = path as [string, ...string[]];
+  if (head === "*") return Array.isArray(value) ? value.map((entry) => mapAt(entry, rest, change)) : value;
+  if (!isObject(value) || !(head in value)) return value;
+  return { ...value, [head]: mapAt(value[head], rest, change) };
 }
 
-/** The body with every credential value left out (what `job.json` keeps). */
-export function bodyWithoutCredentials<Body>(body: Body): Body {
-  let stripped: unknown = withoutMcpSecrets(body);
-  for (const path of credentialPaths) stripped = withoutPath(stripped, path);
+/**
+ * The body with every credential value its schema marks left out (what `job.json` keeps): a
+ * marked value goes, and so does each `env` / `headers` entry a marked node's `secretKeys` names.
+ */
+export function bodyWithoutCredentials<Body>(body: Body, fields: CredentialFields): Body {
+  let stripped: unknown = body;
+  for (const { path, mark } of fields) {
+    stripped = mark.kind === "value" ? withoutPath(stripped, path) : mapAt(stripped, path, withoutNamedEntries);
+  }
   return stripped as Body;
 }
 
-/** The credential values of a body, for the job's redactor: every token, and each value an MCP server's `secretKeys` names. */
-export function credentialsOf(body: unknown): string[] {
+/** The credential values of a body, for the job's redactor: every marked value, and each entry a `secretKeys` names. */
+export function credentialsOf(body: unknown, fields: CredentialFields): string[] {
   const found: string[] = [];
-  for (const path of credentialPaths) {
-    for (const value of valuesAt(body, path)) if (typeof value === "string" && value.length > 0) found.push(value);
-  }
-  if (isObject(body) && Array.isArray(body.mcpServers)) {
-    for (const server of body.mcpServers) {
-      if (!isObject(server) || !Array.isArray(server.secretKeys)) continue;
-      const map = secretMapOf(server);
-      for (const name of server.secretKeys) {
-        const value = typeof name === "string" ? map?.[name] : undefined;
-        if (typeof value === "string" && value.length > 0) found.push(value);
+  const keep = (value: unknown) => {
+    if (typeof value === "string" && value.length > 0) found.push(value);
+  };
+  for (const { path, mark } of fields) {
+    for (const node of valuesAt(body, path)) {
+      if (mark.kind === "value") {
+        keep(node);
+        continue;
+      }
+      if (!isObject(node) || !Array.isArray(node.secretKeys)) continue;
+      for (const key of entryMaps) {
+        const map = node[key];
+        if (!isObject(map)) continue;
+        for (const name of node.secretKeys) if (typeof name === "string" && Object.hasOwn(map, name)) keep(map[name]);
       }
     }
   }
@@ -100,8 +98,8 @@ export function canonicalJson(value: unknown): string {
  * its route, so a replay with a refreshed token is the same job and the same body on another
  * route is not.
  */
-export function jobIdentity(route: string, body: unknown): string {
+export function jobIdentity(route: string, body: unknown, fields: CredentialFields): string {
   return createHash("sha256")
-    .update(canonicalJson({ route, body: bodyWithoutCredentials(body) }))
+    .update(canonicalJson({ route, body: bodyWithoutCredentials(body, fields) }))
     .digest("hex");
 }

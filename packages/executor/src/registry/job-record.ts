@@ -35,8 +35,8 @@ export interface JobError {
   readonly callMetrics?: JsonValue;
 }
 
-/** The routes that submit jobs, and the kind each runs. */
-export type JobRoute = "run" | "bootstrap" | "blueprint";
+/** The route a job was submitted on (`POST /<route>`): its kind's, as the kinds' table names it. */
+export type JobRoute = string;
 
 /** What `job.json` holds: everything about a job but its credentials. */
 export interface JobRecord {

@@ -10,6 +10,7 @@ import { createRedactor, type Redactor } from "../log/redactor.js";
 import { JobEventLog } from "../telemetry/event-log.js";
 import { bufferedJobEvents, JobEventStream } from "../telemetry/job-events.js";
 import { type DrainedTelemetry, JobTelemetry } from "../telemetry/job-telemetry.js";
+import type { CredentialFields } from "./credential-fields.js";
 import { bodyWithoutCredentials, credentialsOf, jobIdentity } from "./identity.js";
 import { isJobId } from "./job-id.js";
 import {
@@ -24,12 +25,17 @@ import {
   terminalStates,
 } from "./job-record.js";
 
-/** What a job's work is given: the record as it stands, the full body (credentials included, in memory only) and its signal. */
-export interface JobWork {
+/** What every job body has: its id. */
+export interface JobBodyBase {
   readonly jobId: string;
-  readonly kind: string;
-  /** The body as submitted by the POST that started this run (a resume brings fresh credentials). */
-  readonly body: unknown;
+}
+
+/** The bodies of a registry's job kinds, by kind name. */
+export type JobBodies = Readonly<Record<string, JobBodyBase>>;
+
+/** What a job's work is given beside its kind and body: the record as it stands, its directory, signal and reporting. */
+export interface JobWorkFields {
+  readonly jobId: string;
   /** The job's own directory, `jobs/<jobId>/` (0700). */
   readonly directory: string;
   readonly resumedFrom?: JobRecord["resumedFrom"];
@@ -53,21 +59,39 @@ export interface JobWork {
   }): Promise<void>;
 }
 
+/**
+ * What a job's work is given: {@link JobWorkFields}, its kind and the full body (credentials
+ * included, in memory only) as submitted by the POST that started this run (a resume brings
+ * fresh credentials). A union over the kinds, so `kind` narrows `body`.
+ */
+export type JobWork<Bodies extends JobBodies = JobBodies> = JobWorkFields & SubmittedJob<Bodies>;
+
+/** A kind and its body, as one union over the kinds. */
+export type SubmittedJob<Bodies extends JobBodies, Kinds extends keyof Bodies & string = keyof Bodies & string> = {
+  [Kind in Kinds]: { readonly kind: Kind; readonly body: Bodies[Kind] };
+}[Kinds];
+
 /** How a job's work ended. */
 export type JobOutcome = { readonly result: JsonValue } | { readonly error: JobError };
 
 /** Runs one job: clone, agent passes, push. The registry owns its state; the work reports through `update`. */
-export type JobRunner = (work: JobWork) => Promise<JobOutcome>;
+export type JobRunner<Bodies extends JobBodies = JobBodies> = (work: JobWork<Bodies>) => Promise<JobOutcome>;
 
 /** Options of {@link createJobRegistry}. */
-export interface JobRegistryOptions {
+export interface JobRegistryOptions<Bodies extends JobBodies = JobBodies> {
   /** `dataDirectory/jobs`. */
   readonly directory: string;
   /** Jobs running at once; later ones wait `queued`, first in first out. */
   readonly maxConcurrentJobs: number;
   /** Jobs waiting at most; the next submission is `queue-full`. Default 1,000. */
   readonly maxQueued?: number;
-  readonly run: JobRunner;
+  readonly run: JobRunner<Bodies>;
+  /**
+   * Where each kind's body holds credentials (`credentialFieldsOf` its schema): they are left
+   * out of `job.json` and of the identity, and scrubbed from what the job shows. A kind without
+   * an entry is refused at `submit`.
+   */
+  readonly credentials: { readonly [Kind in keyof Bodies & string]: CredentialFields };
   /** The clock. Default `Date.now`. */
   readonly now?: () => number;
   /** Where log lines go. Default: JSON lines on stderr. */
@@ -82,7 +106,7 @@ export interface Submission {
 }
 
 /** The jobs of one server: their records on disk, the queue, the running ones and their signals. */
-export interface JobRegistry {
+export interface JobRegistry<Bodies extends JobBodies = JobBodies> {
   /** Loads the saved records: queued and running ones become `interrupted`; leftover secrets and checkouts go. */
   open(): Promise<void>;
   /**
@@ -90,7 +114,7 @@ export interface JobRegistry {
    * body attaches to the job (or, when it was interrupted, resumes it with this body's
    * credentials); a different body or route is `job-conflict`.
    */
-  submit(route: JobRoute, kind: string, body: { readonly jobId: string }): Promise<Submission>;
+  submit<Kind extends keyof Bodies & string>(route: JobRoute, kind: Kind, body: Bodies[Kind]): Promise<Submission>;
   /** The job's summary with the telemetry published since the last view (which this takes), or `job-not-found`. */
   view(jobId: string): JobSummary & DrainedTelemetry;
   /** The job's summary, without taking its telemetry, or `job-not-found`. */
@@ -120,7 +144,9 @@ interface Active {
 }
 
 /** Creates a registry over `directory`; call `open()` before anything else. */
-export function createJobRegistry(options: JobRegistryOptions): JobRegistry {
+export function createJobRegistry<Bodies extends JobBodies = JobBodies>(
+  options: JobRegistryOptions<Bodies>,
+): JobRegistry<Bodies> {
   const now = () => new Date((options.now ?? Date.now)()).toISOString();
   const maxQueued = options.maxQueued ?? 1_000;
   const log = options.log ?? logLine;
@@ -129,7 +155,7 @@ export function createJobRegistry(options: JobRegistryOptions): JobRegistry {
   // The event streams in memory: a live job's, or a settled one's while a client is served.
   const streams = new Map<string, { readonly stream: JobEventStream; readonly log: JobEventLog }>();
   const loading = new Map<string, Promise<JobEventStream>>();
-  const queue: { readonly jobId: string; readonly body: unknown }[] = [];
+  const queue: { readonly jobId: string; readonly job: SubmittedJob<Bodies> }[] = [];
   const active = new Map<string, Active>();
   let closing = false;
   // Writes of one job are serialized, so the file holds the latest record.
@@ -243,21 +269,30 @@ export function createJobRegistry(options: JobRegistryOptions): JobRegistry {
 
   function pump(): void {
     while (!closing && active.size < options.maxConcurrentJobs && queue.length > 0) {
-      const next = queue.shift() as { jobId: string; body: unknown };
-      start(next.jobId, next.body);
+      const next = queue.shift();
+      if (next) start(next.jobId, next.job);
     }
   }
 
-  function start(jobId: string, body: unknown): void {
+  /** The credential values of a job's body, for its redactor. */
+  const secretsOf = (job: SubmittedJob<Bodies>): string[] => credentialsOf(job.body, fieldsOf(job.kind));
+
+  function fieldsOf(kind: keyof Bodies & string) {
+    const fields = options.credentials[kind];
+    if (!fields) throw new Error(`The registry has no credential fields for job kind "${kind}".`);
+    return fields;
+  }
+
+  function start(jobId: string, job: SubmittedJob<Bodies>): void {
     const entry: Active = {
       controller: new AbortController(),
       cancelRequested: false,
       done: Promise.resolve(),
     };
     active.set(jobId, entry);
-    entry.done = execute(jobId, body, entry)
+    entry.done = execute(jobId, job, entry)
       .catch((error: unknown) => {
-        const message = createRedactor(credentialsOf(body)).scrub(errorMessage(error));
+        const message = createRedactor(secretsOf(job)).scrub(errorMessage(error));
         log({ kind: "job-record-failed", jobId, message });
       })
       .finally(() => {
@@ -267,10 +302,10 @@ export function createJobRegistry(options: JobRegistryOptions): JobRegistry {
   }
 
   /** Runs the job's work and saves how it ended. */
-  async function execute(jobId: string, body: unknown, entry: Active): Promise<void> {
+  async function execute(jobId: string, job: SubmittedJob<Bodies>, entry: Active): Promise<void> {
     const { controller } = entry;
     const clock = options.now ?? Date.now;
-    const redactor = createRedactor(credentialsOf(body));
+    const redactor = createRedactor(secretsOf(job));
     // Loaded by the submission: taken at once, so the job is `running` before submit answers.
     const stream = streams.get(jobId)?.stream ?? (await loadStream(jobId));
     const started = { ...recordOf(jobId), state: "running" as const, startedAt: now() };
@@ -290,9 +325,8 @@ export function createJobRegistry(options: JobRegistryOptions): JobRegistry {
       // Stopped or cancelled before it began: nothing runs.
       if (controller.signal.aborted) throw controller.signal.reason;
       outcome = await options.run({
+        ...job,
         jobId,
-        kind: started.kind,
-        body,
         directory: jobDirectory(jobId),
         ...(started.resumedFrom ? { resumedFrom: started.resumedFrom } : {}),
         ...(started.baseSha ? { baseSha: started.baseSha } : {}),
@@ -391,9 +425,10 @@ export function createJobRegistry(options: JobRegistryOptions): JobRegistry {
       }
     },
 
-    async submit(route, kind, body) {
+    async submit<Kind extends keyof Bodies & string>(route: JobRoute, kind: Kind, body: Bodies[Kind]) {
       if (closing) throw new ExecutorRequestError("executor_shutting_down", "The server is shutting down.");
-      const identity = jobIdentity(route, body);
+      const fields = fieldsOf(kind);
+      const identity = jobIdentity(route, body, fields);
       const existing = records.get(body.jobId);
       if (existing) {
         if (existing.identity !== identity) {
@@ -428,10 +463,11 @@ export function createJobRegistry(options: JobRegistryOptions): JobRegistry {
           identity,
           state: "queued",
           createdAt: now(),
-          body: bodyWithoutCredentials(body) as unknown as JsonValue,
+          body: bodyWithoutCredentials(body, fields) as unknown as JsonValue,
         });
       }
-      queue.push({ jobId: body.jobId, body });
+      const job: SubmittedJob<Bodies, Kind> = { kind, body };
+      queue.push({ jobId: body.jobId, job });
       pump();
       return { jobId: body.jobId, state: recordOf(body.jobId).state, started: true };
     },

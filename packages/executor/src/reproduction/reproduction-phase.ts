@@ -1,7 +1,7 @@
 import type { JobCommandsOptions } from "../commands/job-commands.js";
 import type { ExecutorKnobs } from "../config/knobs.js";
 import type { CheckoutGit } from "../git/checkout-git.js";
-import type { JobWork } from "../registry/job-registry.js";
+import type { JobWorkFields } from "../registry/job-registry.js";
 import type { JobWatch } from "../watch/job-watch.js";
 import {
   judgeAttempt,
@@ -19,7 +19,7 @@ import {
  * pass); spent, the proof is `inconclusive` with `budget-spent`. It never fails the job.
  */
 export async function runReproduction(options: {
-  readonly work: JobWork;
+  readonly work: JobWorkFields;
   /** Where the proof's worktrees go: under the job's directory, outside the checkout. */
   readonly directory: string;
   readonly baseSha: string;

@@ -1,5 +1,5 @@
 import { type JobCommandsOptions, withJobCommands } from "../commands/job-commands.js";
-import type { JobWork } from "../registry/job-registry.js";
+import type { JobWorkFields } from "../registry/job-registry.js";
 import type { JobWatch } from "../watch/job-watch.js";
 import { roundPassed, runValidationRound, type ValidationReport, validationRepairNote } from "./validation.js";
 
@@ -12,7 +12,7 @@ const checkHeartbeatMs = 30_000;
  * round decides `passed`; spent, the caller fails the job `validation-failed` with the report.
  */
 export async function runValidation(options: {
-  readonly work: JobWork;
+  readonly work: JobWorkFields;
   readonly checkout: string;
   readonly spec: {
     readonly commands: readonly { readonly name: string; readonly command: string }[];

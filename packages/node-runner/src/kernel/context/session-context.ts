@@ -9,7 +9,6 @@ import type {
   ResourceRequest,
   RunEvent,
   StateView,
-  ToolResult,
   TurnContext,
 } from "@castellan/harness";
 import { projectTurn, ResourcePendingError } from "@castellan/harness";

@@ -6,11 +6,15 @@ import {
   sandboxedGitCommandLine,
   shellArgument,
 } from "@castellan/node-runner";
-import { type CommitAuthor, serverExclusions } from "../git/checkout.js";
-import type { CheckoutGit } from "../git/checkout-git.js";
-import { type GitContext, runGit } from "../git/git.js";
-import type { PublishRepository } from "../git/publish-repository.js";
-import { JobFailure } from "../registry/job-failure.js";
+import { type CommitAuthor, serverExclusions } from "../../git/checkout.js";
+import type { CheckoutGit } from "../../git/checkout-git.js";
+import { type GitContext, runGit } from "../../git/git.js";
+import { gitAuthEnvironment } from "../../git/git-auth.js";
+import type { PublishRepository } from "../../git/publish-repository.js";
+import { JobFailure } from "../../registry/job-failure.js";
+import type { BootstrapBody } from "../body/bootstrap-body.js";
+import type { ClonedCheckout, JobRun } from "../run/job-run.js";
+import type { JobSetup } from "../run/job-setup.js";
 
 /**
  * A bootstrap job's starting tree: the reference architecture cloned (shallow, its branch, with
@@ -136,4 +140,42 @@ export async function publishBootstrap(options: {
     auth: options.targetAuth,
   });
   return { branch: options.branch, commit };
+}
+
+/**
+ * Phase `clone` of a bootstrap job: its reference (with the reference's own token) or an
+ * empty repository, then git on the checkout in the job's sandbox. Nothing is published as the
+ * job goes: {@link publishHistory} writes the target once, at the end.
+ */
+export async function cloneReference(setup: JobSetup<BootstrapBody>): Promise<ClonedCheckout> {
+  const { work, body } = setup;
+  await work.update({ phase: "clone" });
+  const { startSha } = await prepareBootstrapCheckout({
+    checkout: setup.directories.checkout,
+    cwd: work.directory,
+    reference: body.reference,
+    referenceAuth: gitAuthEnvironment(body.reference?.token, setup.redactor),
+    author: setup.options.commitAuthor,
+    git: setup.git,
+  });
+  if (startSha !== undefined && startSha !== work.baseSha) await work.update({ baseSha: startSha });
+  setup.watch.activity();
+  return { startSha, baseSha: startSha, git: setup.openCheckoutGit() };
+}
+
+/** Phase `push` of a bootstrap job: the tree the agent left, as a new history force-pushed to the target's base branch. */
+export async function publishHistory(run: JobRun<BootstrapBody>): Promise<void> {
+  const { work, body } = run;
+  await work.update({ phase: "push" });
+  const published = await publishBootstrap({
+    git: run.cloned.git,
+    publish: run.publish,
+    targetUrl: body.repo.url,
+    branch: body.repo.baseBranch,
+    targetAuth: gitAuthEnvironment(body.repo.token, run.redactor),
+    author: run.options.commitAuthor,
+    message: `Bootstrap${body.reference ? " from the reference architecture" : ""} (Castellan executor, ${work.jobId})`,
+  });
+  run.findings.report.branch = published.branch;
+  run.findings.report.commit = published.commit;
 }

@@ -1,23 +1,23 @@
 import type { Capability, JsonValue, RunEvent } from "@castellan/harness";
 import { errorMessage } from "@castellan/harness";
 import type { EnvironmentPolicy, NodeRunnerPlugin, SandboxFilesystemPolicy } from "@castellan/node-runner";
-import { runAgentPass } from "../agent/agent-pass.js";
-import type { BodyModel, ModelFactory } from "../agent/model-factory.js";
-import type { CheckoutGit } from "../git/checkout-git.js";
-import type { PublishRepository } from "../git/publish-repository.js";
-import type { Redactor } from "../log/redactor.js";
-import { type BranchPusher, startCheckpoints } from "../push/branch-pusher.js";
-import { JobFailure } from "../registry/job-failure.js";
-import type { JobWork } from "../registry/job-registry.js";
-import { type SalvageOutcome, salvage } from "../salvage/salvage.js";
-import { runRecorder } from "../telemetry/run-recorder.js";
-import type { JobWatch } from "../watch/job-watch.js";
-import { noEditProbe, watchEvent } from "../watch/pass-watch.js";
-import type { ToolGuard } from "../watch/tool-guard.js";
+import { runAgentPass } from "../../agent/agent-pass.js";
+import type { BodyModel, ModelFactory } from "../../agent/model-factory.js";
+import type { CheckoutGit } from "../../git/checkout-git.js";
+import type { PublishRepository } from "../../git/publish-repository.js";
+import type { Redactor } from "../../log/redactor.js";
+import { type BranchPusher, startCheckpoints } from "../../push/branch-pusher.js";
+import { JobFailure } from "../../registry/job-failure.js";
+import type { JobWorkFields } from "../../registry/job-registry.js";
+import { type SalvageOutcome, salvage } from "../../salvage/salvage.js";
+import { runRecorder } from "../../telemetry/run-recorder.js";
+import type { JobWatch } from "../../watch/job-watch.js";
+import { noEditProbe, watchEvent } from "../../watch/pass-watch.js";
+import type { ToolGuard } from "../../watch/tool-guard.js";
 
 /** What every pass of a job shares. */
 export interface PassContext {
-  readonly work: JobWork;
+  readonly work: JobWorkFields;
   readonly checkout: string;
   /** Git on the checkout, in the job's sandbox. */
   readonly checkoutGit: CheckoutGit;
@@ -144,7 +144,7 @@ export async function runPass(
     }));
   } catch (error) {
     stopCheckpoints?.();
-    if (work.signal.aborted && context.pusher) await finalCheckpoint(context, name);
+    if (work.signal.aborted && context.pusher) await finalCheckpoint(context, context.pusher, name);
     throw error;
   } finally {
     stopCheckpoints?.();
@@ -159,8 +159,7 @@ export async function runPass(
  * The job was stopped mid-pass: what the agent left uncommitted is salvaged (a coder job), then
  * what it committed is published once more, both within one bound of their own.
  */
-async function finalCheckpoint(context: PassContext, name: string): Promise<void> {
-  const pusher = context.pusher as BranchPusher;
+async function finalCheckpoint(context: PassContext, pusher: BranchPusher, name: string): Promise<void> {
   const signal = AbortSignal.timeout(context.finalCheckpointMs);
   if (context.salvage) {
     try {

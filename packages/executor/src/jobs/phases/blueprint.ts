@@ -1,6 +1,8 @@
-import type { CheckoutGit } from "../git/checkout-git.js";
-import { GitCommandError } from "../git/git.js";
-import { JobFailure } from "../registry/job-failure.js";
+import type { CheckoutGit } from "../../git/checkout-git.js";
+import { GitCommandError } from "../../git/git.js";
+import { JobFailure } from "../../registry/job-failure.js";
+import type { SharedBody } from "../body/body-fields.js";
+import type { BranchCheckout, JobRun } from "../run/job-run.js";
 
 /** The directory a blueprint job's commit takes, and nothing else. */
 export const blueprintDirectory = "blueprints";
@@ -76,4 +78,21 @@ export async function commitBlueprints(options: {
     return { path, sha, bytes: Number(size) };
   });
   return { commit, tree, ignoredChanges };
+}
+
+/**
+ * Phase `push`, first half, of a blueprint job: the server's commit of `blueprints/` only (see
+ * {@link commitBlueprints}); {@link pushBranch} then publishes it.
+ */
+export async function blueprintCommit(run: JobRun<SharedBody, BranchCheckout>): Promise<void> {
+  await run.work.update({ phase: "push" });
+  const blueprint = await commitBlueprints({
+    git: run.cloned.git,
+    startSha: run.cloned.startSha,
+    label: `${run.work.jobId}, ${run.firstPass}`,
+  });
+  const { report } = run.findings;
+  report.commit = blueprint.commit;
+  report.tree = blueprint.tree.map((file) => ({ ...file }));
+  report.ignoredChanges = [...blueprint.ignoredChanges];
 }
