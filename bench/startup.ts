@@ -1,6 +1,6 @@
 // `npm run bench:startup [-- rounds]`: what importing @castellan/node-runner with one adapter
 // and opening a memory Session adds to a process's start, beside `node -e 0`, measured side by
-// side (the order rotating each round). Target: at most 120 ms over Node's own start. Each
+// side (the order rotating each round). Target: at most 60 ms over Node's own start. Each
 // provider SDK is loaded only by the subpath that needs it, so the offline probe loads none.
 import { fileURLToPath } from "node:url";
 import { formatStartup, measureStartup } from "./support/startup/measure.ts";

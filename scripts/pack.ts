@@ -24,6 +24,7 @@ export async function packPackages(destination: string): Promise<string[]> {
   const [command, prefix] = npm ? [process.execPath, [npm]] : ["npm", []];
   const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
   await run(process.execPath, [tsc, "-b"], { cwd: root });
+  await run(process.execPath, [join(root, "scripts", "bundle.ts")], { cwd: root });
   // The build just ran; each package's own prepack would only repeat it.
   const { stdout } = await run(
     command,

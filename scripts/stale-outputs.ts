@@ -3,15 +3,21 @@
 import { readdir, rm, stat } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { bundledPackages } from "./bundle.ts";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
 
 /** The publishable packages, in dependency order. */
 export const publishablePackages = ["harness", "models", "node-runner", "connectors", "executor"] as const;
 
-/** The source a compiled output comes from: `dist/a/b.js` (`.d.ts`, and their maps) from `src/a/b.ts`. */
-function sourceOf(output: string): string | undefined {
-  const match = /^(.*?)(\.d\.ts\.map|\.d\.ts|\.js\.map|\.js)$/.exec(output);
+/**
+ * The source a compiled output comes from: `dist/a/b.js` (`.d.ts`, and their maps) from
+ * `src/a/b.ts`. A bundled package's JavaScript is scripts/bundle.ts's, which replaces all of it.
+ */
+function sourceOf(output: string, bundled: boolean): string | undefined {
+  const match = (bundled ? /^(.*?)(\.d\.ts\.map|\.d\.ts)$/ : /^(.*?)(\.d\.ts\.map|\.d\.ts|\.js\.map|\.js)$/).exec(
+    output,
+  );
   return match ? `${match[1]}.ts` : undefined;
 }
 
@@ -25,7 +31,7 @@ export async function removeStaleOutputs(name: string): Promise<string[]> {
   const packageDir = join(root, "packages", name);
   const removed: string[] = [];
   for (const file of await filesUnder(join(packageDir, "dist"))) {
-    const source = sourceOf(relative(join(packageDir, "dist"), file));
+    const source = sourceOf(relative(join(packageDir, "dist"), file), bundledPackages.includes(name));
     if (source === undefined) continue;
     const exists = await stat(join(packageDir, "src", source)).then(
       () => true,

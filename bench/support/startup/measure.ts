@@ -85,7 +85,7 @@ export async function measureStartup(cwd: string, rounds: number): Promise<Start
 }
 
 /** What Castellan may add to a program's start, in ms (the target). */
-export const startupTargetMs = 120;
+export const startupTargetMs = 60;
 
 /** The report as text, with PASS or MISS for each probe against Node's own start. */
 export function formatStartup(report: StartupReport): string {

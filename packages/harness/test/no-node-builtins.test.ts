@@ -22,7 +22,8 @@ async function builtFiles(directory: string): Promise<string[]> {
 describe("the built harness package", () => {
   it("imports no Node built-in module", async () => {
     const files = await builtFiles(dist);
-    expect(files.length).toBeGreaterThan(5);
+    // The bundle (scripts/bundle.ts): an entry per export and the chunks they share.
+    expect(files.length).toBeGreaterThanOrEqual(2);
     const builtins = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
     const offenders: string[] = [];
     for (const file of files) {

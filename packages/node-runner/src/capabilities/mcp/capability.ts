@@ -12,7 +12,7 @@ import {
 import { McpToolNameCollisionError } from "../../kernel/errors/errors.js";
 import { withToolOrigin } from "../../kernel/tools/tool-origins.js";
 import { compileInputValidator, loadInputValidation } from "../../kernel/tools/validate-input.js";
-import { McpConnection } from "./connection.js";
+import type { McpConnection } from "./connection.js";
 import { McpToolNotFoundError, McpToolSchemaInvalidError } from "./errors.js";
 import { mcpToolName } from "./names.js";
 import { type McpOptions, type ResolvedMcpOptions, resolveMcpOptions } from "./options.js";
@@ -98,6 +98,8 @@ export function mcp(options: McpOptions): Capability {
     name: "mcp",
     describe: () => ({ serverName, transport: resolved.transport.transport }),
     async acquire(params, { signal }) {
+      // The client code (and the SDK behind it) loads when a server first connects.
+      const { McpConnection } = await import("./connection.js");
       const connection = await McpConnection.open(resolved, params, signal);
       try {
         const tools = await catalogTools(connection, resolved);

@@ -1,10 +1,10 @@
-import { isIP } from "node:net";
 import { McpUrlRefusedError } from "./errors.js";
 
 /** True for a loopback host: 127.0.0.0/8, ::1, or `localhost`. */
 function isLoopback(hostname: string): boolean {
   const host = hostname.startsWith("[") && hostname.endsWith("]") ? hostname.slice(1, -1) : hostname;
   if (host === "localhost") return true;
+  const isIP = process.getBuiltinModule("node:net").isIP;
   if (isIP(host) === 4) return host.split(".")[0] === "127";
   if (isIP(host) === 6) return host === "::1" || host === "0:0:0:0:0:0:0:1";
   return false;

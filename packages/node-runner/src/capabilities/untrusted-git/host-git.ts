@@ -1,4 +1,3 @@
-import { execFile } from "node:child_process";
 import { gitEnvironment, gitSafetyArguments } from "./safety.js";
 
 /**
@@ -34,7 +33,7 @@ export function runGit(invocation: GitInvocation): Promise<GitOutcome> {
   const maxBuffer = invocation.maxOutputBytes ?? defaultMaxOutputBytes;
   return new Promise((resolve) => {
     try {
-      const child = execFile(
+      const child = process.getBuiltinModule("node:child_process").execFile(
         invocation.git,
         [...gitSafetyArguments, ...invocation.args],
         {

@@ -1,4 +1,4 @@
-import { createInterface, type Interface } from "node:readline";
+import type { Interface } from "node:readline";
 import { CastellanError } from "@castellan/harness";
 import type { ToolApprovalAdapter, ToolApprovalAnswer, ToolApprovalRequest } from "../permissions/types.js";
 import type { NodeRunnerPlugin } from "../runner/plugin.js";
@@ -148,7 +148,9 @@ export function terminalApproval(options: TerminalApprovalOptions = {}): Termina
 
   function open(): Interface {
     if (rl) return rl;
-    const created = createInterface({ input, output, terminal, prompt: TERMINAL_APPROVAL_QUESTION });
+    const created = process
+      .getBuiltinModule("node:readline")
+      .createInterface({ input, output, terminal, prompt: TERMINAL_APPROVAL_QUESTION });
     created.on("line", (line) => deliver({ kind: "line", line }));
     created.on("close", () => {
       ended = true;

@@ -7,10 +7,10 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createFileSessionStore } from "./file-store.js";
 import type { SessionRecord } from "./records.js";
 
-// Cross-process tests run a child Node process on the built store (dist), as a real second
-// writer would. Build first: `npx tsc -b packages/node-runner`.
+// Cross-process tests run a child Node process on the built package (dist), as a real second
+// writer would. Build first: `npm run build`.
 
-const builtStore = fileURLToPath(new URL("../../../dist/kernel/store/index.js", import.meta.url));
+const builtStore = fileURLToPath(new URL("../../../dist/index.js", import.meta.url));
 
 /** The child: opens the Session, reports its records, then obeys "append" and "close". */
 const childScript = `
@@ -53,7 +53,7 @@ const children: ChildProcess[] = [];
 
 beforeAll(async () => {
   await access(builtStore).catch(() => {
-    throw new Error(`${builtStore} is missing; run \`npx tsc -b packages/node-runner\` before these tests.`);
+    throw new Error(`${builtStore} is missing; run \`npm run build\` before these tests.`);
   });
 });
 

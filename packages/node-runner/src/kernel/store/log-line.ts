@@ -1,4 +1,4 @@
-import { crc32 } from "node:zlib";
+import type { crc32 as Crc32 } from "node:zlib";
 import type { SessionRecord } from "./records.js";
 
 // One line of a session log file:
@@ -11,6 +11,13 @@ import type { SessionRecord } from "./records.js";
 export const crcTailLength = 18;
 const crcTailStart = ',"crc":"';
 const closingBrace = Buffer.from("}");
+
+let loadedCrc32: typeof Crc32 | undefined;
+/** zlib's CRC-32, loaded with the first line written or read rather than with the package. */
+function zlibCrc32(): typeof Crc32 {
+  loadedCrc32 ??= process.getBuiltinModule("node:zlib").crc32;
+  return loadedCrc32;
+}
 
 /** The 8 lowercase hex digits of a CRC-32 value. */
 export function crcHex(value: number): string {
@@ -25,6 +32,7 @@ export function crcHex(value: number): string {
 export function encodeLogLine(seq: number, at: string, record: SessionRecord): string {
   const body = JSON.stringify({ seq, at, record });
   // crc32 of a string hashes its UTF-8 bytes, which are exactly the bytes written below.
+  const crc32 = zlibCrc32();
   return `${body.slice(0, -1)}${crcTailStart}${crcHex(crc32(body))}"}\n`;
 }
 
@@ -44,6 +52,7 @@ export function checkLineCrc(bytes: Buffer, start: number, end: number, text: st
   }
   // The tail is ASCII, so its length in bytes equals its length in characters.
   const covered = bytes.subarray(start, end - crcTailLength);
+  const crc32 = zlibCrc32();
   const actual = crcHex(crc32(closingBrace, crc32(covered)));
   const stored = text.slice(length - 10, length - 2);
   return stored === actual ? undefined : `the crc is ${stored} but the line's bytes give ${actual}`;

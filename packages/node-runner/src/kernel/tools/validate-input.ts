@@ -12,15 +12,19 @@ export type InputCheck = { readonly input: JsonValue; readonly problem?: undefin
 export type InputValidator = (input: JsonValue) => InputCheck | Promise<InputCheck>;
 
 // The JSON Schema engine is loaded and made when the first Session with tools opens, not when
-// the package is imported: loading ajv and compiling its meta-schemas costs tens of
-// milliseconds a program without tools (or one that only imports the package) need not pay.
+// the package is imported: loading ajv costs milliseconds a program without tools (or one that
+// only imports the package) need not pay. The engine does not check schemas against the
+// meta-schema itself (compiling the meta-schema would cost ~20 ms of the first open):
+// `checkSchema` does, with the precompiled draft-07 validator.
 let engine: AjvInstance | undefined;
 let loading: Promise<AjvInstance> | undefined;
 
 /** Loads the schema engine once; later calls share it. */
 export function loadInputValidation(): Promise<void> {
-  loading ??= import("ajv").then(({ Ajv }) => {
-    engine = new Ajv({ allErrors: true, strict: false, validateFormats: false });
+  loading ??= Promise.all([import("ajv"), import("./draft-07-meta.generated.js")]).then(([{ Ajv }, meta]) => {
+    // The generated file is unchecked JavaScript; it is an ajv validate function.
+    validateDraft07Schema = meta.validate as unknown as ValidateFunction;
+    engine = new Ajv({ allErrors: true, strict: false, validateFormats: false, validateSchema: false });
     return engine;
   });
   return loading.then(() => undefined);
@@ -35,6 +39,24 @@ const compiled = new WeakMap<object, ValidateFunction>();
 const compiledByText = new Map<string, ValidateFunction>();
 const maxCompiledByText = 512;
 
+/** The precompiled meta-schema validator, loaded with the engine. */
+let validateDraft07Schema: ValidateFunction;
+
+/**
+ * Throws, as ajv's own compile would, when `schema` breaks its meta-schema. A schema naming
+ * no `$schema` is draft-07 (ajv's default) and runs the precompiled validator; one that names a
+ * `$schema` goes through ajv's lookup, so an unknown meta-schema is refused as ajv refuses it.
+ */
+function checkSchema(ajv: AjvInstance, schema: object): void {
+  if ((schema as { $schema?: unknown }).$schema !== undefined) {
+    ajv.validateSchema(schema, true);
+    return;
+  }
+  if (!validateDraft07Schema(schema)) {
+    throw new Error(`schema is invalid: ${ajv.errorsText(validateDraft07Schema.errors)}`);
+  }
+}
+
 /** The validator of `schema`, compiled at most once per schema text. */
 function validatorOf(ajv: AjvInstance, schema: object): ValidateFunction {
   const known = compiled.get(schema);
@@ -42,6 +64,7 @@ function validatorOf(ajv: AjvInstance, schema: object): ValidateFunction {
   const text = JSON.stringify(schema);
   let validate = compiledByText.get(text);
   if (!validate) {
+    checkSchema(ajv, schema);
     validate = ajv.compile(schema);
     compiledByText.set(text, validate);
     if (compiledByText.size > maxCompiledByText) compiledByText.delete(compiledByText.keys().next().value as string);

@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import type { Readable } from "node:stream";
 import { brokeredSpawn, spawnBrokerAvailable } from "./broker/client.js";
 import { readNamespaceReport, stdioWithReport } from "./namespace-init.js";
@@ -52,7 +51,7 @@ export function spawnDetached(
 ): DetachedProcess {
   if (process.platform !== "win32" && spawnBrokerAvailable()) return brokeredSpawn(executable, args, options);
   const reportFd = options.pidNamespaceReportFd;
-  const child = spawn(executable, [...args], {
+  const child = process.getBuiltinModule("node:child_process").spawn(executable, [...args], {
     cwd: options.cwd,
     env: { ...options.env },
     detached: true,

@@ -1,4 +1,4 @@
-import { SupervisedCommand } from "./command.js";
+import type { SupervisedCommand } from "./command.js";
 import { CommandAbortedError, CommandLimitError, CommandNotFoundError } from "./errors.js";
 import { ObserverLedger } from "./observers.js";
 import { type CommandSupervisorLimits, type CommandSupervisorOptions, resolveSupervisorOptions } from "./options.js";
@@ -91,9 +91,12 @@ class Supervisor implements CommandSupervisor {
     if (checked.signal?.aborted) throw new CommandAbortedError({ cause: checked.signal.reason });
     this.checkCanSpawn(checked.ownerKey);
     const onTerminal = checked.onTerminal;
-    const starting = SupervisedCommand.start(checked, this.limits, (command, result) => {
-      if (onTerminal) this.#observers.notify(command.ownerKey, command.commandId, onTerminal, result);
-    });
+    // The process code loads with the first command, not with the package.
+    const starting = import("./command.js").then(({ SupervisedCommand }) =>
+      SupervisedCommand.start(checked, this.limits, (command, result) => {
+        if (onTerminal) this.#observers.notify(command.ownerKey, command.commandId, onTerminal, result);
+      }),
+    );
     const pending = this.#starting.get(checked.ownerKey) ?? new Set();
     this.#starting.set(checked.ownerKey, pending);
     pending.add(starting);

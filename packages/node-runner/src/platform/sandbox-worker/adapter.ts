@@ -1,4 +1,4 @@
-import { type ChildProcess, fork } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -64,7 +64,7 @@ export function createSandboxWorkerRuntimeAdapter(options: SandboxWorkerOptions 
   const removeTemporary = () => void rm(temporary, { recursive: true, force: true }).catch(() => undefined);
   let worker: ChildProcess;
   try {
-    worker = fork(entry, [JSON.stringify(data)], {
+    worker = process.getBuiltinModule("node:child_process").fork(entry, [JSON.stringify(data)], {
       stdio: ["ignore", "ignore", "ignore", "ipc"],
       execArgv: [],
       serialization: "advanced",

@@ -1,4 +1,3 @@
-import { isIP } from "node:net";
 import { domainToASCII } from "node:url";
 import { defineTool, type Tool, type ToolAdmitContext, ToolInputError } from "@castellan/harness";
 
@@ -36,7 +35,7 @@ const label = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 /** Whether `host` is canonical: lowercase ASCII labels, no trailing dot, scheme, port, path, userinfo, wildcard or IP literal. */
 export function isCanonicalHost(host: string): boolean {
   if (host.length < 1 || host.length > 253) return false;
-  if (isIP(host) !== 0) return false;
+  if (process.getBuiltinModule("node:net").isIP(host) !== 0) return false;
   const labels = host.split(".");
   if (!labels.every((part) => label.test(part))) return false;
   // A numeric last label is an IP literal in inet_aton shorthand (`127.1`, `2852039166`).

@@ -1,7 +1,5 @@
 import { defineTool, type Tool } from "@castellan/harness";
 import { assertGuidanceSeen } from "../instructions/guidance-check.js";
-import { commitPatch } from "./patch-commit.js";
-import { planPatch } from "./patch-plan.js";
 import { refusalsAsResults } from "./results.js";
 import type { WorkspaceToolsContext } from "./workspace-context.js";
 
@@ -40,6 +38,8 @@ export function applyWorkspacePatchTool(context: WorkspaceToolsContext): Tool<Ap
     },
     async admit(input, ctx) {
       const { root, guidance } = context.bind(ctx);
+      // The patch engine loads on the first patch, not with the package.
+      const { planPatch } = await import("./patch-plan.js");
       const plan = await planPatch(root, input.patch, limits, requireExistingParents);
       await assertGuidanceSeen(guidance, ctx, plan.directories);
       return { admission: { files: plan.files.map((file) => ({ ...file })) } };
@@ -57,6 +57,10 @@ export function applyWorkspacePatchTool(context: WorkspaceToolsContext): Tool<Ap
       refusalsAsResults(async () => {
         // Approval may have waited: everything admission checked is checked again now.
         const { root } = context.bind(ctx);
+        const [{ planPatch }, { commitPatch }] = await Promise.all([
+          import("./patch-plan.js"),
+          import("./patch-commit.js"),
+        ]);
         const plan = await planPatch(root, input.patch, limits, requireExistingParents);
         return await commitPatch(root, plan.operations, limits, requireExistingParents, ctx.signal);
       }),

@@ -1,8 +1,5 @@
 import { defineTool, type Tool, ToolInputError } from "@castellan/harness";
 import { checkWorkspacePath } from "../../../kernel/workspace-path/check-path.js";
-import { readWholeFile } from "../../../platform/paths/open-file.js";
-import { resolveForWrite } from "../../../platform/paths/resolve-write.js";
-import { writeFileAtomically } from "../../../platform/paths/write-file.js";
 import { assertGuidanceSeen } from "../instructions/guidance-check.js";
 import { editDiff } from "./describe-edit.js";
 import { jsonResult, refusalsAsResults } from "./results.js";
@@ -70,6 +67,7 @@ export function editWorkspaceFileTool(context: WorkspaceToolsContext): Tool<Edit
     async admit(input, ctx) {
       checkInput(input);
       const { root, guidance } = context.bind(ctx);
+      const { resolveForWrite } = await filesystem();
       const target = await resolveForWrite(root, input.path);
       if (target.size > limits.maxFileBytes) throw tooLarge(input.path, target.size, limits.maxFileBytes);
       await assertGuidanceSeen(guidance, ctx, [directoryOf(input.path)]);
@@ -84,6 +82,7 @@ export function editWorkspaceFileTool(context: WorkspaceToolsContext): Tool<Edit
         // Approval may have waited: the file is checked again as it is now.
         checkInput(input);
         const { root } = context.bind(ctx);
+        const { resolveForWrite, readWholeFile, writeFileAtomically } = await filesystem();
         const target = await resolveForWrite(root, input.path);
         const content = Buffer.from(await readWholeFile(target, limits.maxFileBytes));
         const expected = Buffer.from(input.expected, "utf8");
@@ -112,6 +111,16 @@ export function editWorkspaceFileTool(context: WorkspaceToolsContext): Tool<Edit
         return jsonResult(receipt);
       }),
   });
+}
+
+/** The file system half of an edit, loaded on the first edit rather than with the package. */
+async function filesystem() {
+  const [{ readWholeFile }, { resolveForWrite }, { writeFileAtomically }] = await Promise.all([
+    import("../../../platform/paths/open-file.js"),
+    import("../../../platform/paths/resolve-write.js"),
+    import("../../../platform/paths/write-file.js"),
+  ]);
+  return { readWholeFile, resolveForWrite, writeFileAtomically };
 }
 
 /** Start offsets of the occurrences of `needle`, overlapping ones included. */

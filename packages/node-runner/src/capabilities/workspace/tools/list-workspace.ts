@@ -1,14 +1,7 @@
 import { defineTool, type Tool, ToolInputError } from "@castellan/harness";
 import { isWorkspacePath } from "../../../kernel/workspace-path/check-path.js";
-import { readDirectory, resolveDirectory, type WorkspaceEntryKind } from "../../../platform/paths/directory.js";
-import { resolveEntry } from "../../../platform/paths/entry.js";
-import {
-  enterIgnoreDirectory,
-  type IgnoreScope,
-  ignoreScopeFor,
-  isCastellanState,
-  isIgnored,
-} from "../ignore/index.js";
+import type { WorkspaceEntryKind } from "../../../platform/paths/directory.js";
+import type { IgnoreScope } from "../ignore/index.js";
 import { discoverGuidance } from "../instructions/guidance-check.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
 import { jsonBytes, jsonResult, refusalsAsResults } from "./results.js";
@@ -69,6 +62,13 @@ export function listWorkspaceTool(context: WorkspaceToolsContext): Tool<ListWork
     execute: (input, ctx) =>
       refusalsAsResults(async () => {
         const { root, guidance } = context.bind(ctx);
+        // The directory walk and the ignore rules load on the first listing rather than with the package.
+        const [{ readDirectory, resolveDirectory }, { resolveEntry }, ignoreRules] = await Promise.all([
+          import("../../../platform/paths/directory.js"),
+          import("../../../platform/paths/entry.js"),
+          import("../ignore/index.js"),
+        ]);
+        const { enterIgnoreDirectory, ignoreScopeFor, isCastellanState, isIgnored } = ignoreRules;
         const path = input.path ?? ".";
         const recursive = input.recursive ?? false;
         const call = { path, recursive };

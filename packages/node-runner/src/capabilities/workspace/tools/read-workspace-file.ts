@@ -1,8 +1,5 @@
 import { defineTool, type Tool, ToolInputError } from "@castellan/harness";
-import { openResolvedFile } from "../../../platform/paths/open-file.js";
-import { resolveForRead } from "../../../platform/paths/resolve-read.js";
 import { discoverGuidance } from "../instructions/guidance-check.js";
-import { checkOffset, isBinary, lineStart, readPage } from "./read-page.js";
 import { jsonResult, refusalsAsResults } from "./results.js";
 import { directoryOf, type WorkspaceToolsContext } from "./workspace-context.js";
 
@@ -47,6 +44,13 @@ export function readWorkspaceFileTool(context: WorkspaceToolsContext): Tool<Read
           );
         }
         const { root, guidance } = context.bind(ctx);
+        // The reading code loads on the first read rather than with the package.
+        const [{ openResolvedFile }, { resolveForRead }, { checkOffset, isBinary, lineStart, readPage }] =
+          await Promise.all([
+            import("../../../platform/paths/open-file.js"),
+            import("../../../platform/paths/resolve-read.js"),
+            import("./read-page.js"),
+          ]);
         const file = await resolveForRead(root, input.path);
         await discoverGuidance(guidance, ctx, directoryOf(file.filePath));
         if (file.throughLink) await discoverGuidance(guidance, ctx, directoryOf(input.path));

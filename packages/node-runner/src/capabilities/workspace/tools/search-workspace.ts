@@ -2,7 +2,7 @@ import { defineTool, type Tool } from "@castellan/harness";
 import { checkWorkspacePath } from "../../../kernel/workspace-path/check-path.js";
 import { resolveEntry } from "../../../platform/paths/entry.js";
 import { discoverGuidance } from "../instructions/guidance-check.js";
-import { type SearchWorkspaceInput, searchWorkspace } from "../search/index.js";
+import type { SearchWorkspaceInput } from "../search/index.js";
 import { jsonResult, refusalsAsResults } from "./results.js";
 import type { WorkspaceToolsContext } from "./workspace-context.js";
 
@@ -47,6 +47,8 @@ export function searchWorkspaceTool(context: WorkspaceToolsContext): Tool<Search
         const path = input.path ?? ".";
         const segments = checkWorkspacePath(path);
         const searched = segments.length === 0 ? undefined : await resolveEntry(root, path);
+        // The engine loads on the first search, not with the package.
+        const { searchWorkspace } = await import("../search/index.js");
         const page = await searchWorkspace(root, input, {
           maxPageBytes: limits.maxPageBytes,
           maxLineBytes: limits.maxLineBytes,

@@ -1,15 +1,15 @@
 // The host's side of the spawn broker: one broker process per host process, started on the
 // first command and replaced if it dies; each command it starts is a `BrokeredChild` whose
 // stdout and stderr are the sockets the broker connected to the host's private stdio socket.
-import { type ChildProcess, fork } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { EventEmitter } from "node:events";
 import { existsSync, mkdtempSync } from "node:fs";
 import { rm } from "node:fs/promises";
-import { createServer, type Server, type Socket } from "node:net";
+import type { Server, Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PassThrough } from "node:stream";
+import type { PassThrough } from "node:stream";
 import { backgroundPriority } from "../background-priority.js";
 import { spawnBrokerEntry } from "./entry.js";
 import { type BrokerEvent, type BrokerSpawnMessage, maxHeaderBytes } from "./protocol.js";
@@ -20,8 +20,8 @@ import { type BrokerEvent, type BrokerSpawnMessage, maxHeaderBytes } from "./pro
  */
 export class BrokeredChild extends EventEmitter {
   pid: number | undefined;
-  readonly stdout = new PassThrough();
-  readonly stderr = new PassThrough();
+  readonly stdout = new (process.getBuiltinModule("node:stream").PassThrough)();
+  readonly stderr = new (process.getBuiltinModule("node:stream").PassThrough)();
   readonly token: string;
   /** Sockets attached so far, and the exit held back until both are. */
   attached = 0;
@@ -108,12 +108,14 @@ function startBroker(): Broker {
   const directory = mkdtempSync(join(tmpdir(), "castellan-spawn-"));
   const path = join(directory, "stdio.sock");
   const children = new Map<string, BrokeredChild>();
-  const server = createServer();
-  const child = fork(spawnBrokerEntry(), [path, String(backgroundPriority())], {
-    stdio: ["ignore", "ignore", "ignore", "ipc"],
-    execArgv: [],
-    serialization: "json",
-  });
+  const server = process.getBuiltinModule("node:net").createServer();
+  const child = process
+    .getBuiltinModule("node:child_process")
+    .fork(spawnBrokerEntry(), [path, String(backgroundPriority())], {
+      stdio: ["ignore", "ignore", "ignore", "ipc"],
+      execArgv: [],
+      serialization: "json",
+    });
   const broker: Broker = { process: child, server, directory, stdioPath: path, children };
   server.on("connection", (socket) => accept(broker, socket));
   server.listen(path);
