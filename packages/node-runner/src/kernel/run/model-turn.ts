@@ -4,6 +4,7 @@ import type { Emit } from "../context/session-context.js";
 import { ModelCallError, RunAbortedError } from "../errors/errors.js";
 import type { BoundModel } from "../models/bound-model.js";
 import type { HostedToolActivityRecord } from "../store/records.js";
+import { prefetchInputValidation } from "../tools/validate-input.js";
 import { HostedActivityTracker } from "./hosted-activity.js";
 
 /** The complete answer of one model call. */
@@ -38,6 +39,9 @@ export async function streamModelTurn(
     text = "";
   };
 
+  // A tool whose schema compiles on first use needs the engine by the time the model asks for
+  // it: loading it beside the request hides the load behind the model's latency.
+  prefetchInputValidation();
   try {
     await eachUntilAborted(model.stream(request, { signal }), signal, (event) => {
       if (stopReason !== undefined) throw new ModelCallError(`Model "${model.specifier}" sent an event after finish.`);

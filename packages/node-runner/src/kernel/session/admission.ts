@@ -21,9 +21,9 @@ import { gatherSessionSkills, type SessionSkills } from "../skills/session-skill
 import { skillsRuntimeCapability } from "../skills/skill-tools.js";
 import type { SessionRecord } from "../store/records.js";
 import type { SessionLog } from "../store/types.js";
-import { type BoundTool, bindTools } from "../tools/bind-tools.js";
+import { type BoundTool, bindTools, localToolsOf } from "../tools/bind-tools.js";
 import { toolOriginOf } from "../tools/tool-origins.js";
-import { loadInputValidation } from "../tools/validate-input.js";
+import { prepareInputValidation } from "../tools/validate-input.js";
 import { admitParams, assertDeclaredParams, assertSameParams } from "./params.js";
 
 /** What admission found and acquired: the checked history, the Program and what it is bound to. */
@@ -80,7 +80,7 @@ export async function admit(request: {
 
   let program = buildProgram(agent);
   checkChildGrants(program);
-  if (program.tools.length > 0) await loadInputValidation();
+  if (program.tools.length > 0) await prepareInputValidation(localToolsOf(program, registry));
   let tools = bindTools(program, registry);
   const model = resolveSessionModel(agent, registry);
   const compactionModel =
@@ -128,7 +128,7 @@ export async function admit(request: {
       contributedTools: leasedTools,
       ...(skills ? { internalCapabilities: [skillsRuntimeCapability(skills)] } : {}),
     });
-    await loadInputValidation();
+    await prepareInputValidation(localToolsOf(program, registry));
     tools = bindTools(program, registry);
   }
   return {

@@ -14,10 +14,20 @@ export type BoundTool =
     }
   | { readonly kind: "hosted"; readonly name: string; readonly spec: HostedToolSpec; readonly entry: ProgramTool };
 
+/** The local tools the Program binds (declared ones, and those registered for its host references). */
+export function localToolsOf(program: Program, registry: Registry): Tool[] {
+  const tools: Tool[] = [];
+  for (const entry of program.tools) {
+    const tool = entry.declaration.kind === "tool" ? entry.declaration : registry.tools.get(entry.name);
+    if (tool) tools.push(tool);
+  }
+  return tools;
+}
+
 /**
  * Binds every tool of the Program, visible or not: host references to registered tools, and
  * declared tools to themselves. Fails at Session open on a missing host tool, a name bound
- * both directly and by the host, or an input schema that does not compile.
+ * both directly and by the host, or an input schema that is not valid (validate-input.ts).
  */
 export function bindTools(program: Program, registry: Registry): ReadonlyMap<string, BoundTool> {
   const bound = new Map<string, BoundTool>();

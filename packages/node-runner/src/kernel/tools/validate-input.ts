@@ -1,6 +1,7 @@
 import type { JsonValue, Tool, ToolInputStandardSchema } from "@castellan/harness";
 import { DeclarationError, findNonJson } from "@castellan/harness";
 import type { Ajv as AjvInstance, ValidateFunction } from "ajv";
+import { compilesLater } from "./plain-schema.js";
 
 /** What a validator found: the input the call goes on with, or why it is invalid (for the model). */
 export type InputCheck = { readonly input: JsonValue; readonly problem?: undefined } | { readonly problem: string };
@@ -11,24 +12,53 @@ export type InputCheck = { readonly input: JsonValue; readonly problem?: undefin
  */
 export type InputValidator = (input: JsonValue) => InputCheck | Promise<InputCheck>;
 
-// The JSON Schema engine is loaded and made when the first Session with tools opens, not when
-// the package is imported: loading ajv costs milliseconds a program without tools (or one that
-// only imports the package) need not pay. The engine does not check schemas against the
-// meta-schema itself (compiling the meta-schema would cost ~20 ms of the first open):
-// `checkSchema` does, with the precompiled draft-07 validator.
+// Tool schemas are checked when a Session opens; ajv, their engine, loads only when it is
+// needed. The check against the draft-07 meta-schema runs a precompiled validator
+// (draft-07-meta.generated.ts), so it needs no engine and compiles no meta-schema. A schema
+// made only of keywords whose compile cannot fail (plain-schema.ts) is compiled on its tool's
+// first call; the first Run starts the engine's load beside its first model request. Any other
+// schema is compiled at open, loading ajv there. Importing the package, or opening a Session
+// whose tools are plain, loads no ajv.
 let engine: AjvInstance | undefined;
 let loading: Promise<AjvInstance> | undefined;
+/** The precompiled meta-schema validator, loaded by `prepareInputValidation`. */
+let validateDraft07Schema: ValidateFunction | undefined;
+let loadingMeta: Promise<void> | undefined;
 
 /** Loads the schema engine once; later calls share it. */
 export function loadInputValidation(): Promise<void> {
-  loading ??= Promise.all([import("ajv"), import("./draft-07-meta.generated.js")]).then(([{ Ajv }, meta]) => {
-    // The generated file is unchecked JavaScript; it is an ajv validate function.
-    validateDraft07Schema = meta.validate as unknown as ValidateFunction;
+  loading ??= Promise.all([import("ajv"), loadMetaValidator()]).then(([{ Ajv }]) => {
     engine = new Ajv({ allErrors: true, strict: false, validateFormats: false, validateSchema: false });
     return engine;
   });
   return loading.then(() => undefined);
 }
+
+function loadMetaValidator(): Promise<void> {
+  loadingMeta ??= import("./draft-07-meta.generated.js").then((meta) => {
+    // The generated file is unchecked JavaScript; it is an ajv validate function.
+    validateDraft07Schema = meta.validate as unknown as ValidateFunction;
+  });
+  return loadingMeta;
+}
+
+/**
+ * Loads what checking `tools`' schemas at open needs: the meta-schema validator, and the
+ * engine when one schema must be compiled now (or the engine is loaded already, and compiling
+ * is cheap). The Session's admission calls it before binding the tools.
+ */
+export async function prepareInputValidation(tools: readonly Tool[]): Promise<void> {
+  await loadMetaValidator();
+  const eager = tools.some((tool) => !tool.inputStandardSchema && !compilesLater(tool.inputSchema));
+  if (eager || engine) await loadInputValidation();
+}
+
+/** Starts loading the engine if a bound tool waits for it; never rejects (a call reports a failure). */
+export function prefetchInputValidation(): void {
+  if (deferred && !engine) loadInputValidation().catch(() => undefined);
+}
+/** Whether some validator compiles on first use: the first Run then prefetches the engine. */
+let deferred = false;
 
 const compiled = new WeakMap<object, ValidateFunction>();
 /**
@@ -39,32 +69,37 @@ const compiled = new WeakMap<object, ValidateFunction>();
 const compiledByText = new Map<string, ValidateFunction>();
 const maxCompiledByText = 512;
 
-/** The precompiled meta-schema validator, loaded with the engine. */
-let validateDraft07Schema: ValidateFunction;
+/** ajv's own wording of a list of errors (`errorsText`), for the checks made before it loads. */
+function errorsText(errors: ValidateFunction["errors"], dataVar: string): string {
+  if (!errors || errors.length === 0) return "No errors";
+  return errors.map((error) => `${dataVar}${error.instancePath} ${error.message}`).join(", ");
+}
 
 /**
  * Throws, as ajv's own compile would, when `schema` breaks its meta-schema. A schema naming
  * no `$schema` is draft-07 (ajv's default) and runs the precompiled validator; one that names a
- * `$schema` goes through ajv's lookup, so an unknown meta-schema is refused as ajv refuses it.
+ * `$schema` goes through ajv's lookup, so an unknown meta-schema is refused as ajv refuses it
+ * (such a schema is never compiled later, so the engine is loaded).
  */
-function checkSchema(ajv: AjvInstance, schema: object): void {
+function checkSchema(schema: object): void {
   if ((schema as { $schema?: unknown }).$schema !== undefined) {
-    ajv.validateSchema(schema, true);
+    if (!engine) throw new Error("A schema naming its $schema was checked before the engine loaded.");
+    engine.validateSchema(schema, true);
     return;
   }
-  if (!validateDraft07Schema(schema)) {
-    throw new Error(`schema is invalid: ${ajv.errorsText(validateDraft07Schema.errors)}`);
-  }
+  if (!validateDraft07Schema) throw new Error("A schema was checked before prepareInputValidation resolved.");
+  if (!validateDraft07Schema(schema))
+    throw new Error(`schema is invalid: ${errorsText(validateDraft07Schema.errors, "data")}`);
 }
 
-/** The validator of `schema`, compiled at most once per schema text. */
-function validatorOf(ajv: AjvInstance, schema: object): ValidateFunction {
+/** The validator of `schema`, compiled at most once per schema text; `checked` when its meta check ran. */
+function validatorOf(ajv: AjvInstance, schema: object, checked = false): ValidateFunction {
   const known = compiled.get(schema);
   if (known) return known;
   const text = JSON.stringify(schema);
   let validate = compiledByText.get(text);
   if (!validate) {
-    checkSchema(ajv, schema);
+    if (!checked) checkSchema(schema);
     validate = ajv.compile(schema);
     compiledByText.set(text, validate);
     if (compiledByText.size > maxCompiledByText) compiledByText.delete(compiledByText.keys().next().value as string);
@@ -73,24 +108,53 @@ function validatorOf(ajv: AjvInstance, schema: object): ValidateFunction {
   return validate;
 }
 
+/** The error a tool's unusable schema is, at open or (never expected) at its first call. */
+function schemaError(tool: Tool, error: unknown): DeclarationError {
+  return new DeclarationError(
+    `Tool "${tool.name}": its inputSchema is not a valid JSON Schema: ${(error as Error).message}`,
+    { cause: error },
+  );
+}
+
 /**
- * Compiles (once per schema object) a validator for a tool's input schema. Call
- * `loadInputValidation` first: the Session's admission does.
+ * A validator for a tool's input schema, its schema checked now. Call
+ * `prepareInputValidation` with the tool first: the Session's admission does.
  */
 export function compileInputValidator(tool: Tool): InputValidator {
   if (tool.inputStandardSchema) return standardValidator(tool.inputStandardSchema);
+  const schema = tool.inputSchema as object;
+  const settle = (ajv: AjvInstance, check: ValidateFunction, input: JsonValue): InputCheck =>
+    check(input) ? { input } : { problem: ajv.errorsText(check.errors, { dataVar: "input" }) };
+  if (!engine && compilesLater(schema)) {
+    try {
+      checkSchema(schema);
+    } catch (error) {
+      throw schemaError(tool, error);
+    }
+    deferred = true;
+    let check: ValidateFunction | undefined;
+    return async (input) => {
+      await loadInputValidation();
+      const ajv = engine as AjvInstance;
+      if (!check) {
+        try {
+          check = validatorOf(ajv, schema, true);
+        } catch (error) {
+          throw schemaError(tool, error);
+        }
+      }
+      return settle(ajv, check, input);
+    };
+  }
   const ajv = engine;
-  if (!ajv) throw new Error("compileInputValidator was called before loadInputValidation resolved.");
+  if (!ajv) throw new Error("compileInputValidator was called before prepareInputValidation resolved.");
   let check: ValidateFunction;
   try {
-    check = validatorOf(ajv, tool.inputSchema as object);
+    check = validatorOf(ajv, schema);
   } catch (error) {
-    throw new DeclarationError(
-      `Tool "${tool.name}": its inputSchema is not a valid JSON Schema: ${(error as Error).message}`,
-      { cause: error },
-    );
+    throw schemaError(tool, error);
   }
-  return (input) => (check(input) ? { input } : { problem: ajv.errorsText(check.errors, { dataVar: "input" }) });
+  return (input) => settle(ajv, check, input);
 }
 
 /**

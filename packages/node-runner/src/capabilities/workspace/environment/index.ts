@@ -4,7 +4,7 @@ export {
   type WorkspaceEnvironmentOptions,
 } from "./options.js";
 export { createWorkspaceEnvironmentPlugin, workspaceEnvironmentPluginName } from "./plugin.js";
-export { probeWorkspaceEnvironment } from "./probe.js";
+export { probeWorkspaceEnvironment } from "./probe-workspace-environment.js";
 export { environmentHeading, renderWorkspaceEnvironment } from "./render.js";
 export type {
   GitBranch,

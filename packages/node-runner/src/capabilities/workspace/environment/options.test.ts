@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { InvalidOptionsError } from "../../../kernel/errors/errors.js";
 import { defaultGitTimeoutMs, maxGitTimeoutMs, resolveEnvironmentOptions } from "./options.js";
 import { createWorkspaceEnvironmentPlugin } from "./plugin.js";
-import { probeWorkspaceEnvironment } from "./probe.js";
+import { probeWorkspaceEnvironment } from "./probe-workspace-environment.js";
 
 function refusal(options: unknown): unknown {
   try {

@@ -1,9 +1,7 @@
 import type { NodeRunnerPlugin, SessionLookup } from "../../../kernel/runner/plugin.js";
 import { resolveEnvironmentOptions, type WorkspaceEnvironmentOptions } from "./options.js";
-import { probeResolved } from "./probe.js";
 import { appendContext, renderWorkspaceEnvironment } from "./render.js";
 import { RunProbes } from "./run-probes.js";
-import { sessionProbeGit } from "./session-git.js";
 
 /** The name of the plugin {@link createWorkspaceEnvironmentPlugin} returns. */
 export const workspaceEnvironmentPluginName = "castellan.workspace-environment";
@@ -31,7 +29,14 @@ export function createWorkspaceEnvironmentPlugin(options: WorkspaceEnvironmentOp
     const found = lookups.map((lookup) => lookup.get(sessionId)).filter((session) => session !== undefined);
     return found.length === 1 ? found[0] : undefined;
   };
-  const probes = new RunProbes((sessionId) => probeResolved(resolved, sessionProbeGit(find(sessionId), resolved)));
+  const probes = new RunProbes(async (sessionId) => {
+    // The probe and its git runners load with the first Run's probe, not with the package.
+    const [{ probeResolved }, { sessionProbeGit }] = await Promise.all([
+      import("./probe.js"),
+      import("./session-git.js"),
+    ]);
+    return await probeResolved(resolved, sessionProbeGit(find(sessionId), resolved));
+  });
   const plugin: NodeRunnerPlugin = {
     name: workspaceEnvironmentPluginName,
     apply(host) {

@@ -2,26 +2,8 @@ import { basename, dirname, isAbsolute } from "node:path";
 import { canaryFilterDriver, filterDriverNames, type GitOutcome } from "../../untrusted-git/index.js";
 import { findGitEntry } from "./find-git-entry.js";
 import { hostProbeGit, type ProbeGit } from "./git-runners.js";
-import {
-  type ResolvedEnvironmentOptions,
-  resolveEnvironmentOptions,
-  type WorkspaceEnvironmentOptions,
-} from "./options.js";
+import type { ResolvedEnvironmentOptions } from "./options.js";
 import type { GitBranch, GitHead, GitWorktree, WorkspaceEnvironment } from "./types.js";
-
-/**
- * Observes the working directory's Git facts once: repository root, main or linked worktree,
- * branch, HEAD and dirtiness. Whether it is a repository at all is decided by looking for
- * `.git` in it and its parents, so a directory outside any repository runs no git. Each fact
- * comes from its own git invocation (at most seven, each bounded by `timeoutMs`); one that
- * fails, times out or finds git missing leaves that fact `undefined`. Throws only
- * `InvalidOptionsError`, for malformed options; the probe itself never rejects. Git runs on
- * the host: for a directory only the host and uncontained commands write (the plugin runs it
- * in a sandboxed Session's sandbox instead).
- */
-export async function probeWorkspaceEnvironment(options: WorkspaceEnvironmentOptions): Promise<WorkspaceEnvironment> {
-  return await probeResolved(resolveEnvironmentOptions(options));
-}
 
 /**
  * {@link probeWorkspaceEnvironment} with options already checked, its git invocations made
