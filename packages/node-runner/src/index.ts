@@ -51,6 +51,7 @@ export {
   ToolExecutionHostError,
 } from "./kernel/errors/errors.js";
 export { makePrivateDirectory, writePrivateFileAtomically } from "./kernel/files/private-files.js";
+export { foldSessionUsage } from "./kernel/history/fold-usage.js";
 export { unrecordedOutcome } from "./kernel/history/session-history.js";
 export type { StateWrite } from "./kernel/history/state-fold.js";
 export type { UsageEntry, UsageReport, UsageTotals } from "./kernel/history/usage-ledger.js";

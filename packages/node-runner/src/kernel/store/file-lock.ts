@@ -176,6 +176,16 @@ function judge(path: string, text: string, ageMs: number, options: LockOptions):
   return undefined;
 }
 
+/**
+ * Whether a writer holds the lock at `path` now: this thread holds or is taking it, or its
+ * file is one `acquireLock` would not take over. Reads only; for a catalog.
+ */
+export async function isLockHeld(path: string, options: LockOptions): Promise<boolean> {
+  if (heldPaths.has(path)) return true;
+  const existing = await readExisting(path);
+  return existing !== undefined && judge(path, existing.text, existing.ageMs, options) !== undefined;
+}
+
 function locked(sessionId: string, reason: string): SessionLockedError {
   return new SessionLockedError(`Session "${sessionId}" is locked: ${reason}.`);
 }

@@ -2,6 +2,8 @@ import { mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { throwIfAborted } from "./abort.js";
+import type { SessionCatalog } from "./catalog.js";
+import { fileSessionCatalog } from "./file-catalog.js";
 import { acquireLock } from "./file-lock.js";
 import { openFileSessionLog } from "./file-log.js";
 import { readLogFile } from "./log-reader.js";
@@ -41,12 +43,16 @@ const defaultUnreadableLockStaleMs = 5000;
  * the path and line) when the history is invalid; either way nothing on disk changes and no
  * lock is kept. A torn trailing line (a crash mid-append) is left out of `records` and cut at
  * the first append. An already aborted `signal` rejects with a CastellanError coded "aborted".
+ *
+ * It is also a {@link SessionCatalog}: `list` and `read` show what the folder holds without
+ * taking a lock or writing (file-catalog.ts).
  */
-export function createFileSessionStore(options: FileSessionStoreOptions): SessionStore {
+export function createFileSessionStore(options: FileSessionStoreOptions): SessionStore & SessionCatalog {
   const directory =
     typeof options.directory === "string" ? resolve(options.directory) : fileURLToPath(options.directory);
   const lockOptions = { unreadableLockStaleMs: options.unreadableLockStaleMs ?? defaultUnreadableLockStaleMs };
   return {
+    ...fileSessionCatalog(directory, lockOptions),
     async open(sessionId: string, openOptions?: { readonly signal?: AbortSignal }): Promise<SessionLog> {
       const signal = openOptions?.signal;
       throwIfAborted(signal, `Opening session "${sessionId}"`);

@@ -1,3 +1,5 @@
+export { isSessionCatalog, type SessionCatalog, type SessionSummary } from "./catalog.js";
+export { catalogMaxFirstLineBytes, catalogTailBytes } from "./file-catalog.js";
 export { createFileSessionStore, type FileSessionStoreOptions } from "./file-store.js";
 export { createMemorySessionStore } from "./memory-store.js";
 export {

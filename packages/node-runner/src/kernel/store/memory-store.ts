@@ -1,12 +1,15 @@
 import { SessionLockedError, SessionLogError } from "../errors/errors.js";
 import { throwIfAborted } from "./abort.js";
-import type { SessionRecord } from "./records.js";
+import { byNewest, type SessionCatalog, type SessionSummary } from "./catalog.js";
+import type { SessionOpenRecord, SessionRecord } from "./records.js";
 import type { AppendOptions, SessionLog, SessionStore } from "./types.js";
 import { checkAppend } from "./validate-record.js";
 
 interface SavedSession {
   /** Each record as JSON: what a file would hold, so every open gets its own fresh copies. */
   readonly records: string[];
+  /** When each record was saved (ISO 8601), as a file log's `at`. */
+  readonly times: string[];
   writer: MemorySessionLog | undefined;
 }
 
@@ -43,6 +46,8 @@ class MemorySessionLog implements SessionLog {
     }
     // Saved synchronously, in call order; the await of the caller comes after.
     this.#saved.records.push(...texts);
+    const at = new Date().toISOString();
+    this.#saved.times.push(...texts.map(() => at));
   }
 
   async close(): Promise<void> {
@@ -61,16 +66,39 @@ class MemorySessionLog implements SessionLog {
  * follows the file store's contract: one writer per Session at a time (a second `open`
  * rejects with SessionLockedError until the first closes), the same record checks on
  * `append`, records copied on the way in and out, append after close rejected. Histories live
- * as long as the store object; there is no size bound.
+ * as long as the store object; there is no size bound. It is also a {@link SessionCatalog}
+ * of the Sessions that have a record.
  */
-export function createMemorySessionStore(): SessionStore {
+export function createMemorySessionStore(): SessionStore & SessionCatalog {
   const sessions = new Map<string, SavedSession>();
   return {
+    async list(options) {
+      throwIfAborted(options?.signal, "Listing sessions");
+      const summaries: SessionSummary[] = [];
+      for (const [sessionId, saved] of sessions) {
+        const [first] = saved.records;
+        if (first === undefined) continue;
+        const opening = JSON.parse(first) as SessionOpenRecord;
+        summaries.push({
+          sessionId,
+          agentId: opening.agentId,
+          params: opening.params,
+          createdAt: saved.times[0] as string,
+          updatedAt: saved.times[saved.times.length - 1] as string,
+          locked: saved.writer !== undefined,
+        });
+      }
+      return summaries.sort(byNewest);
+    },
+    async read(sessionId, options) {
+      throwIfAborted(options?.signal, `Reading session "${sessionId}"`);
+      return (sessions.get(sessionId)?.records ?? []).map((text) => JSON.parse(text) as SessionRecord);
+    },
     async open(sessionId: string, options?: { readonly signal?: AbortSignal }): Promise<SessionLog> {
       throwIfAborted(options?.signal, `Opening session "${sessionId}"`);
       let saved = sessions.get(sessionId);
       if (saved === undefined) {
-        saved = { records: [], writer: undefined };
+        saved = { records: [], times: [], writer: undefined };
         sessions.set(sessionId, saved);
       }
       if (saved.writer !== undefined) {
