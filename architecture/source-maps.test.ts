@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { repositoryRoot } from "./check-layers.ts";
 
 const run = promisify(execFile);
-const publishable = ["harness", "models", "node-runner", "executor", "connectors"];
+const publishable = ["harness", "models", "node-runner", "executor", "connectors", "cli"];
 
 /** The paths `npm pack` would put in the package's tarball (scripts not run: the build is current). */
 async function tarballFiles(directory: string): Promise<string[]> {

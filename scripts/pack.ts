@@ -3,7 +3,7 @@
 // repository before it is on a registry. Outputs left in dist/ by a source file that no longer
 // exists are removed first (stale-outputs.ts), so a tarball never ships code the sources do not hold.
 import { execFile } from "node:child_process";
-import { mkdir } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -40,11 +40,15 @@ export async function packPackages(destination: string): Promise<string[]> {
     { cwd: root, maxBuffer: 64 * 1024 * 1024 },
   );
   const packed = JSON.parse(stdout) as { name: string; filename: string }[];
-  return publishablePackages.map((name) => {
-    const entry = packed.find((candidate) => candidate.name === `@castellan/${name}`);
-    if (!entry) throw new Error(`npm pack wrote no tarball for @castellan/${name}.`);
-    return join(folder, entry.filename);
-  });
+  return Promise.all(
+    publishablePackages.map(async (folderName) => {
+      // Each package's own name: `@castellan/<folder>`, or `castellan` for the command line.
+      const manifest = JSON.parse(await readFile(join(root, "packages", folderName, "package.json"), "utf8"));
+      const entry = packed.find((candidate) => candidate.name === manifest.name);
+      if (!entry) throw new Error(`npm pack wrote no tarball for ${manifest.name}.`);
+      return join(folder, entry.filename);
+    }),
+  );
 }
 
 if (import.meta.main) {

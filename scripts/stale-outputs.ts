@@ -8,7 +8,7 @@ import { bundledPackages } from "./bundle.ts";
 const root = fileURLToPath(new URL("../", import.meta.url));
 
 /** The publishable packages, in dependency order. */
-export const publishablePackages = ["harness", "models", "node-runner", "connectors", "executor"] as const;
+export const publishablePackages = ["harness", "models", "node-runner", "connectors", "executor", "cli"] as const;
 
 /**
  * The source a compiled output comes from: `dist/a/b.js` (`.d.ts`, and their maps) from

@@ -46,6 +46,7 @@ describe("Use it in your project", () => {
       "castellan-node-runner-0.1.0.tgz",
       "castellan-connectors-0.1.0.tgz",
       "castellan-executor-0.1.0.tgz",
+      "castellan-0.1.0.tgz",
     ]);
   });
 

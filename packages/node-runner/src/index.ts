@@ -25,6 +25,7 @@ export * from "./capabilities/tasks/index.js";
 export * from "./capabilities/untrusted-git/index.js";
 export * from "./capabilities/workspace/index.js";
 export {
+  escapeForTerminal,
   TerminalApprovalError,
   type TerminalApprovalOptions,
   type TerminalApprovalPlugin,
