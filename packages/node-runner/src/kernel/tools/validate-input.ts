@@ -24,6 +24,8 @@ let loading: Promise<AjvInstance> | undefined;
 /** The precompiled meta-schema validator, loaded by `prepareInputValidation`. */
 let validateDraft07Schema: ValidateFunction | undefined;
 let loadingMeta: Promise<void> | undefined;
+/** Whether some validator compiles on first use: the first Run then prefetches the engine. */
+let deferred = false;
 
 /** Loads the schema engine once; later calls share it. */
 export function loadInputValidation(): Promise<void> {
@@ -57,8 +59,6 @@ export async function prepareInputValidation(tools: readonly Tool[]): Promise<vo
 export function prefetchInputValidation(): void {
   if (deferred && !engine) loadInputValidation().catch(() => undefined);
 }
-/** Whether some validator compiles on first use: the first Run then prefetches the engine. */
-let deferred = false;
 
 const compiled = new WeakMap<object, ValidateFunction>();
 /**
