@@ -37,6 +37,7 @@ async function castellan(argv: string[], cwd = project) {
   const code = await runCli(argv, {
     env: { CASTELLAN_HOME: home },
     cwd,
+    stdin: (async function* () {})(),
     stdout: { write: (text: string) => (stdout += text) },
     stderr: { write: (text: string) => (stderr += text) },
   });

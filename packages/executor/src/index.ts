@@ -6,6 +6,7 @@ export {
   type PassInfo,
   passBaseUrl,
 } from "./agent/model-factory.js";
+export { executorMain } from "./cli/executor-main.js";
 export { executorVersion } from "./config/executor-version.js";
 export { jobEnvironmentPolicy } from "./config/job-environment.js";
 export { type ExecutorKnobs, knobVariables, resolveKnobs } from "./config/knobs.js";

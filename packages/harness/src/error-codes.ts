@@ -137,6 +137,10 @@ export const castellanErrorCodes = [
   "existing_chrome_unreachable",
   "existing_chrome_tab_refused",
   "existing_chrome_closed",
+  // The castellan command (exit 2 unless noted in docs/errors.md)
+  "provider_not_configured",
+  "provider_config_invalid",
+  "session_not_found",
   // The test kit
   "script_exhausted",
 ] as const;

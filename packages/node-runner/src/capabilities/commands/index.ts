@@ -40,6 +40,7 @@ export {
   checkCanonicalHost,
   checkSandboxDependencies,
   createSandboxRuntimeAdapter,
+  findExecutable,
   isCanonicalHost,
   maxNetworkAccessHosts,
   maxNetworkAccessReasonLength,

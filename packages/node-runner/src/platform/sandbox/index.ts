@@ -17,7 +17,7 @@ export {
   type RequestNetworkAccessResult,
   suggestCanonicalHost,
 } from "./network-access.js";
-export { checkSandboxDependencies, type SandboxDependencies } from "./preflight.js";
+export { checkSandboxDependencies, findExecutable, type SandboxDependencies } from "./preflight.js";
 export {
   createSandboxRuntimeAdapter,
   type SandboxRuntimeAdapter,
