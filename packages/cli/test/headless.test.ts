@@ -190,6 +190,20 @@ describe("castellan -p", () => {
     expect(remote.stderr).not.toContain(anthropicKey);
   });
 
+  it("exits 1 with sandbox_unavailable, the packages and the doctor hint when bubblewrap is missing", async () => {
+    const fixture = await coder();
+    const result = await runBin(["-p", "hi"], {
+      cwd: project,
+      env: envFor(fixture.url, { PATH: join(root, "no-programs") }),
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("sandbox_unavailable");
+    expect(result.stderr).toContain("apt-get install -y bubblewrap socat ripgrep");
+    expect(result.stderr).toContain("Run castellan doctor");
+    // Nothing ran uncontained instead: the model was never asked.
+    expect(fixture.requests).toHaveLength(0);
+  });
+
   it("exits 1 when the Run fails, with the provider's error and never the key", async () => {
     const fixture = await coder({ fail: 401 });
     const result = await runBin(["-p", "hi", "--sandbox", "none"], { cwd: project, env: envFor(fixture.url) });

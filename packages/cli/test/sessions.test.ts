@@ -132,7 +132,7 @@ describe("castellan sessions", () => {
     for (const argv of [["sessions", "--limit", "0"], ["sessions", "--bogus"], ["nothing"], [], ["sessions", "x"]]) {
       const result = await castellan(argv);
       expect(result.code, argv.join(" ")).toBe(2);
-      expect(result.stderr).toContain("usage: castellan sessions");
+      expect(result.stderr).toContain("castellan sessions [--all] [--json] [--limit N]");
       expect(result.stdout).toBe("");
     }
   });
