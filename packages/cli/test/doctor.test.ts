@@ -2,12 +2,12 @@
 // the sandbox and one provider are ready. The sandbox check is a real probe under bubblewrap:
 // a write in the root lands, one beside it does not, and a loopback connect never arrives. A
 // key variable is reported as set or not set, never its value.
-import { mkdir, mkdtemp, rm, symlink } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { describeNeeding, osSandboxPrograms, programPath } from "../../../test-support/system-programs.ts";
-import { type DoctorCheck, formatDoctor, nodeCheck, providerChecks } from "../src/index.js";
+import { chromiumCheck, type DoctorCheck, formatDoctor, nodeCheck, providerChecks } from "../src/index.js";
 import { runBin } from "./support/run-bin.ts";
 
 const secret = "sk-ant-SENTINEL-doctor-51c0de";
@@ -26,6 +26,16 @@ describe("doctor checks", () => {
     expect(nodeCheck("24.1.0").status).toBe("ok");
     expect(nodeCheck("22.11.9")).toMatchObject({ status: "fail", fix: "install Node 22.12 or newer" });
     expect(nodeCheck("20.19.0").status).toBe("fail");
+  });
+
+  it("finds Chromium at CASTELLAN_CHROMIUM only as an executable file at an absolute path", async () => {
+    const file = join(root, "chromium");
+    await writeFile(file, "#!/bin/sh\n", { mode: 0o755 });
+    expect(chromiumCheck({ CASTELLAN_CHROMIUM: file })).toMatchObject({ status: "ok", required: false });
+    await chmod(file, 0o644);
+    expect(chromiumCheck({ CASTELLAN_CHROMIUM: file })).toMatchObject({ status: "missing", required: false });
+    expect(chromiumCheck({ CASTELLAN_CHROMIUM: "chromium" }).status).toBe("missing");
+    expect(chromiumCheck({ CASTELLAN_CHROMIUM: root }).fix).toContain("CASTELLAN_CHROMIUM");
   });
 
   it("says set or not set for each key, and never its value, length or prefix", () => {

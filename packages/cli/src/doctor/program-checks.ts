@@ -1,4 +1,3 @@
-import { accessSync, constants, statSync } from "node:fs";
 import { findExecutable } from "@castellan/node-runner/commands";
 import { chromiumPath } from "../agent/cli-agent.js";
 import { sandboxInstallLine, sandboxPackages } from "../system/sandbox-packages.js";
@@ -37,22 +36,19 @@ export function programChecks(env: NodeJS.ProcessEnv): DoctorCheck[] {
   ];
 }
 
-/** Chromium for `--browser`: `CASTELLAN_CHROMIUM` or `/usr/bin/chromium`, an executable file. */
+/** Chromium for `--browser`: `CASTELLAN_CHROMIUM` or `/usr/bin/chromium`, an executable file at an absolute path. */
 export function chromiumCheck(env: NodeJS.ProcessEnv): DoctorCheck {
   const path = chromiumPath(env);
-  try {
-    if (!statSync(path).isFile()) throw new Error("not a file");
-    accessSync(path, constants.X_OK);
+  if (findExecutable(path) === path) {
     return { check: "chromium", status: "ok", detail: `${path} (for --browser)`, required: false };
-  } catch {
-    return {
-      check: "chromium",
-      status: "missing",
-      detail: `${path} is not an executable file (needed only for --browser)`,
-      fix: env.CASTELLAN_CHROMIUM?.trim()
-        ? "point CASTELLAN_CHROMIUM at a Chromium executable"
-        : "apt-get install -y chromium, or set CASTELLAN_CHROMIUM",
-      required: false,
-    };
   }
+  return {
+    check: "chromium",
+    status: "missing",
+    detail: `${path} is not an executable file (needed only for --browser)`,
+    fix: env.CASTELLAN_CHROMIUM?.trim()
+      ? "point CASTELLAN_CHROMIUM at a Chromium executable (an absolute path)"
+      : "apt-get install -y chromium, or set CASTELLAN_CHROMIUM",
+    required: false,
+  };
 }

@@ -21,8 +21,8 @@ export interface HeadlessRequest {
 
 /** Reads the whole of stdin as UTF-8 text. */
 async function readAll(stdin: AsyncIterable<string | Uint8Array>): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stdin) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : Buffer.from(chunk));
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of stdin) chunks.push(typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk);
   return Buffer.concat(chunks).toString("utf8");
 }
 
